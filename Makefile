@@ -1,0 +1,29 @@
+# Two commands set everything up on a machine with only Python 3.11 and make:
+#   make demo   creates .venv, installs unjudged, evaluates the shipped TREC-COVID example
+#   make test   creates .venv, installs with test extras, runs the whole suite
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(BIN)/unjudged demo
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python benchmarks/run_bench.py --case all
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info

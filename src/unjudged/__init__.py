@@ -1,0 +1,44 @@
+"""unjudged: evaluate search and ranking systems honestly when judgments are incomplete.
+
+The public API::
+
+    evaluate(runs, qrels, measures, ...) -> pandas.DataFrame (run, topic, measure, value)
+    read_run(path_or_dict_or_frame) -> Run
+    read_qrels(path_or_dict_or_frame) -> Qrels
+    parse_measures(["nDCG@10", "P@5"]) -> [Measure, ...]
+    Policies(...)                           trec_eval's conventions as named options
+
+Heavy modules load on first use so that `unjudged --help` starts fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "evaluate", "score", "read_run", "read_runs", "read_qrels", "parse_measures", "Policies",
+    "Run", "Qrels", "Results", "UnjudgedError", "FormatError", "InputError", "MeasureSpecError",
+    "IncompatibleInputsError", "__version__",
+]
+
+_LAZY = {
+    "evaluate": "unjudged._evaluate", "score": "unjudged._evaluate",
+    "read_run": "unjudged.io.runs", "read_runs": "unjudged.io.runs",
+    "read_qrels": "unjudged.io.qrels", "parse_measures": "unjudged.measures",
+    "Policies": "unjudged.policies", "Run": "unjudged.data.run", "Qrels": "unjudged.data.qrels",
+    "Results": "unjudged.results", "UnjudgedError": "unjudged.errors",
+    "FormatError": "unjudged.errors", "InputError": "unjudged.errors",
+    "MeasureSpecError": "unjudged.errors", "IncompatibleInputsError": "unjudged.errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'unjudged' has no attribute {name!r}")

@@ -1,0 +1,3 @@
+from unjudged.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""The columnar model: runs, qrels and judged rankings as arrays."""

@@ -1,0 +1,174 @@
+"""Judged rankings: per (run, topic) the grades in rank order, with explicit codes for documents
+the qrels do not contain and for pooled-but-unjudged ones, plus the per-topic facts of the pool.
+
+Everything is batched over topics as padded 2-D arrays ``(topics, depth)``; kernels may also get
+a leading sample axis ``(samples, topics, depth)``, which is how bootstrap estimates reuse them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from unjudged.data.qrels import MISSING, Qrels
+from unjudged.data.run import Run
+from unjudged.policies import Policies
+
+#: Grade codes in a judged ranking. Non-negative values are judged grades.
+UNJUDGED = -1  #: in the qrels with a negative grade: pooled but not judged
+NONPOOL = -2  #: not in the qrels at all
+PAD = -3  #: past the end of the ranking
+
+
+@dataclass(eq=False)
+class Pool:
+    """Per-topic facts of the qrels for the evaluated topics.
+
+    `sorted_grades` holds each topic's judged grades (>= 0) in descending order, padded with -1;
+    ideal rankings and relevant counts derive from it.
+    """
+
+    topics: list[str]
+    sorted_grades: np.ndarray  # (n, max_judged) int32, descending, -1 padded
+    num_unjudged: np.ndarray  # (n,) pooled-but-unjudged documents (negative grades)
+
+    @cached_property
+    def num_judged(self) -> np.ndarray:
+        return (self.sorted_grades >= 0).sum(axis=1)
+
+    def num_rel(self, level: int) -> np.ndarray:
+        return (self.sorted_grades >= level).sum(axis=1)
+
+    def num_nonrel(self, level: int) -> np.ndarray:
+        return self.num_judged - self.num_rel(level)
+
+    def ideal_grades(self, depth: int | None = None) -> np.ndarray:
+        """The ideal ranking's grades (n, depth), -1 where no judged document is left."""
+        g = self.sorted_grades
+        if depth is None or depth <= g.shape[1]:
+            return g if depth is None else g[:, :depth]
+        pad = np.full((g.shape[0], depth - g.shape[1]), -1, dtype=g.dtype)
+        return np.concatenate([g, pad], axis=1)
+
+    @classmethod
+    def build(cls, qrels: Qrels, topics: list[str], negative: str) -> "Pool":
+        n = len(topics)
+        idx = qrels.topic_index
+        per_topic = []
+        unjudged = np.zeros(n, dtype=np.int64)
+        for i, t in enumerate(topics):
+            j = idx.get(t)
+            g = qrels.topic_grades(j) if j is not None else np.zeros(0, np.int32)
+            if negative == "nonrel":
+                g = np.maximum(g, 0)
+            else:
+                unjudged[i] = int((g < 0).sum())
+                g = g[g >= 0]
+            per_topic.append(np.sort(g)[::-1])
+        width = max((p.size for p in per_topic), default=0)
+        sg = np.full((n, max(width, 1)), -1, dtype=np.int32)
+        for i, p in enumerate(per_topic):
+            sg[i, : p.size] = p
+        return cls(topics=topics, sorted_grades=sg, num_unjudged=unjudged)
+
+
+@dataclass(eq=False)
+class Judged:
+    """A batch of judged rankings of one run over the evaluated topics.
+
+    Attributes:
+        run_name: the run's name.
+        topics: evaluated topic ids (n).
+        grades: (..., n, depth) int16; >= 0 judged grade, UNJUDGED, NONPOOL or PAD.
+        length: (n,) documents retrieved per topic after the depth cut (0 for missing topics).
+        pool: per-topic facts of the qrels.
+        retrieved: (n,) bool, whether the run has the topic at all (False only under -c).
+        policies: the policies used to build it.
+    """
+
+    run_name: str
+    topics: list[str]
+    grades: np.ndarray
+    length: np.ndarray
+    pool: Pool
+    retrieved: np.ndarray
+    policies: Policies
+
+    @property
+    def depth(self) -> int:
+        return self.grades.shape[-1]
+
+    def cut(self, k: int | None) -> np.ndarray:
+        """Grades of the top k (padded with PAD up to k so shapes stay predictable)."""
+        g = self.grades
+        if k is None:
+            return g
+        if k <= g.shape[-1]:
+            return g[..., :k]
+        pad = np.full(g.shape[:-1] + (k - g.shape[-1],), PAD, dtype=g.dtype)
+        return np.concatenate([g, pad], axis=-1)
+
+    def with_grades(self, grades: np.ndarray, length: np.ndarray | None = None) -> "Judged":
+        """The same batch with other grades (a strategy's output)."""
+        return Judged(self.run_name, self.topics, grades,
+                      self.length if length is None else length, self.pool, self.retrieved,
+                      self.policies)
+
+
+def evaluated_topics(run: Run, qrels: Qrels, complete: bool) -> list[str]:
+    """trec_eval's choice: run ∩ qrels topics, or every qrels topic with -c."""
+    if complete:
+        return list(qrels.topics)
+    have = run.topic_index
+    return [t for t in qrels.topics if t in have]
+
+
+def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
+          pool: Pool | None = None) -> Judged:
+    """Look up every retrieved document's grade and pack the rankings into (topics, depth).
+
+    Example:
+        >>> from unjudged.io import read_qrels, read_run
+        >>> q = read_qrels({"t": {"a": 1, "b": 0}})
+        >>> j = judge(read_run({"t": {"a": 3.0, "x": 2.0, "b": 1.0}}), q)
+        >>> j.grades.tolist()
+        [[1, -2, 0]]
+    """
+    topics = evaluated_topics(run, qrels, policies.complete)
+    if pool is None:
+        pool = Pool.build(qrels, topics, policies.negative)
+    n = len(topics)
+    run_idx = np.array([run.topic_index.get(t, -1) for t in topics], dtype=np.int64)
+    q_idx = np.array([qrels.topic_index[t] for t in topics], dtype=np.int64)
+    retrieved = run_idx >= 0
+    lengths = np.zeros(n, dtype=np.int64)
+    lengths[retrieved] = run.lengths()[run_idx[retrieved]]
+    if policies.depth is not None:
+        lengths = np.minimum(lengths, policies.depth)
+    starts = np.zeros(n, dtype=np.int64)
+    starts[retrieved] = run.offsets[run_idx[retrieved]]
+    # rows of the run that enter the evaluation, and where they go
+    topic_of = np.repeat(np.arange(n), lengths)
+    within = np.arange(topic_of.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    rows = starts[topic_of] + within
+    docs = run.docno if rows.size == len(run) and np.array_equal(rows[:1], [0]) and \
+        _is_identity(rows) else run.docno.take(rows)
+    grades = qrels.lookup(q_idx[topic_of], qrels.doc_codes(docs))
+    codes = np.where(grades == MISSING, NONPOOL, grades)
+    negative = (codes < 0) & (codes != NONPOOL)
+    codes[negative] = 0 if policies.negative == "nonrel" else UNJUDGED
+    if policies.judged_only:
+        keep = codes >= 0
+        codes, topic_of = codes[keep], topic_of[keep]
+        lengths = np.bincount(topic_of, minlength=n).astype(np.int64)
+        within = np.arange(topic_of.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    depth = int(lengths.max(initial=0))
+    packed = np.full((n, max(depth, 1)), PAD, dtype=np.int16)
+    packed[topic_of, within] = codes
+    return Judged(run.name, topics, packed, lengths, pool, retrieved, policies)
+
+
+def _is_identity(rows: np.ndarray) -> bool:
+    return bool(rows[-1] == rows.size - 1 and np.all(np.diff(rows) == 1))

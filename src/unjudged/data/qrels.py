@@ -1,0 +1,85 @@
+"""Relevance judgments as columns, with an ad hoc view keyed by (topic, document)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+@dataclass(eq=False)
+class Qrels:
+    """Judgments `qid group docno grade`.
+
+    The second column is trec_eval's "iteration" in ad hoc qrels and the subtopic in diversity
+    qrels; it is kept as a string. The ad hoc view (`keys`, `grades`) has one entry per
+    (topic, document): a document judged under several subtopics gets its highest grade.
+
+    Attributes:
+        topics: topic ids in byte order.
+        docs: the qrels' document vocabulary (Arrow strings, code = position).
+        tcode, dcode, group, grade: one entry per input line (after removing exact repeats).
+        keys: sorted int64 keys ``topic_code * len(docs) + doc_code`` of the ad hoc view.
+        key_grades: int32 grade per key.
+        topic_offsets: CSR offsets of `keys` per topic.
+    """
+
+    topics: list[str]
+    docs: pa.Array
+    tcode: np.ndarray
+    dcode: np.ndarray
+    group: pa.Array
+    grade: np.ndarray
+    keys: np.ndarray
+    key_grades: np.ndarray
+    topic_offsets: np.ndarray
+    source: str = "<memory>"
+    _topic_index: dict[str, int] | None = field(default=None, repr=False)
+
+    @property
+    def topic_index(self) -> dict[str, int]:
+        if self._topic_index is None:
+            self._topic_index = {t: i for i, t in enumerate(self.topics)}
+        return self._topic_index
+
+    def __len__(self) -> int:
+        return int(self.keys.size)
+
+    def doc_codes(self, docno: pa.Array | pa.ChunkedArray) -> np.ndarray:
+        """Each string's code in the qrels vocabulary, -1 when the qrels never mention it."""
+        idx = pc.index_in(docno, value_set=self.docs)
+        return pc.fill_null(idx, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+    def lookup(self, topic_codes: np.ndarray, doc_codes: np.ndarray) -> np.ndarray:
+        """Grades of (topic, doc) pairs given as qrels codes; -(2**31) where not judged."""
+        out = np.full(topic_codes.shape, MISSING, dtype=np.int32)
+        ok = (doc_codes >= 0) & (topic_codes >= 0)
+        if not ok.any() or self.keys.size == 0:
+            return out
+        k = topic_codes[ok].astype(np.int64) * len(self.docs) + doc_codes[ok]
+        pos = np.searchsorted(self.keys, k)
+        pos_c = np.minimum(pos, self.keys.size - 1)
+        hit = self.keys[pos_c] == k
+        vals = np.full(k.shape, MISSING, dtype=np.int32)
+        vals[hit] = self.key_grades[pos_c[hit]]
+        out[ok] = vals
+        return out
+
+    def topic_grades(self, i: int) -> np.ndarray:
+        """Grades of every judged document of topic i (ad hoc view)."""
+        return self.key_grades[self.topic_offsets[i] : self.topic_offsets[i + 1]]
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """{qid: {docno: grade}} of the ad hoc view."""
+        docs = self.docs.to_pylist()
+        v = len(docs)
+        out: dict[str, dict[str, int]] = {t: {} for t in self.topics}
+        for key, g in zip(self.keys.tolist(), self.key_grades.tolist()):
+            out[self.topics[key // v]][docs[key % v]] = g
+        return out
+
+
+#: Grade returned by Qrels.lookup for a (topic, document) the qrels do not contain.
+MISSING = np.iinfo(np.int32).min

@@ -1,0 +1,105 @@
+"""A run: ranked documents per topic, held as columns in ranking order (CSR by topic)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from unjudged.policies import TieBreak
+
+
+@dataclass(eq=False)
+class Run:
+    """One system's rankings.
+
+    Rows are grouped by topic (topics in byte order of their ids) and, within a topic, sorted by
+    the tie-breaking policy given when the run was read. Topic i's documents are rows
+    ``offsets[i]:offsets[i+1]``.
+
+    Attributes:
+        name: the run tag (last column of the file's first line) unless overridden.
+        topics: topic ids in byte order.
+        offsets: int64 array of len(topics)+1.
+        docno: Arrow string array, ranking order.
+        score: float64 array, ranking order.
+        source: the file name (or "<DataFrame>", "<dict>").
+    """
+
+    name: str
+    topics: list[str]
+    offsets: np.ndarray
+    docno: pa.Array | pa.ChunkedArray
+    score: np.ndarray
+    source: str = "<memory>"
+    _topic_index: dict[str, int] | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return int(self.offsets[-1])
+
+    @property
+    def topic_index(self) -> dict[str, int]:
+        if self._topic_index is None:
+            self._topic_index = {t: i for i, t in enumerate(self.topics)}
+        return self._topic_index
+
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """{qid: {docno: score}}, as pytrec_eval takes it."""
+        docs = self.docno.to_pylist()
+        out: dict[str, dict[str, float]] = {}
+        for i, t in enumerate(self.topics):
+            a, b = self.offsets[i], self.offsets[i + 1]
+            out[t] = dict(zip(docs[a:b], self.score[a:b].tolist()))
+        return out
+
+
+def ranking_order(tcode: np.ndarray, score: np.ndarray, docno: pa.ChunkedArray | pa.Array,
+                  rank: np.ndarray | None, ties: TieBreak) -> np.ndarray | None:
+    """Permutation putting rows in (topic, ranking) order, or None when already in order."""
+    n = tcode.size
+    if ties == "file":
+        return None if _nondecreasing(tcode) else np.argsort(tcode, kind="stable")
+    if ties == "rank":
+        assert rank is not None
+        if _nondecreasing(tcode) and _within(tcode, rank[1:] >= rank[:-1]):
+            return None
+        return np.lexsort((np.arange(n), rank, tcode))
+    if _already_ranked(tcode, score, docno, descending_docno=ties == "trec_eval"):
+        return None
+    direction = "descending" if ties == "trec_eval" else "ascending"
+    table = pa.table({"t": tcode, "s": score, "d": docno})
+    idx = pc.sort_indices(table, sort_keys=[("t", "ascending"), ("s", "descending"),
+                                            ("d", direction)])
+    return idx.to_numpy()
+
+
+def _nondecreasing(a: np.ndarray) -> bool:
+    return bool(np.all(a[1:] >= a[:-1]))
+
+
+def _within(tcode: np.ndarray, ok_pairs: np.ndarray) -> bool:
+    """True when every adjacent pair inside one topic satisfies ok_pairs."""
+    same = tcode[1:] == tcode[:-1]
+    return bool(np.all(ok_pairs | ~same))
+
+
+def _already_ranked(tcode: np.ndarray, score: np.ndarray, docno, descending_docno: bool) -> bool:
+    if tcode.size < 2:
+        return True
+    if not _nondecreasing(tcode):
+        return False
+    same = tcode[1:] == tcode[:-1]
+    if not np.all((score[1:] <= score[:-1]) | ~same):
+        return False
+    tied = np.flatnonzero(same & (score[1:] == score[:-1]))
+    if tied.size == 0:
+        return True
+    first = docno.take(pa.array(tied))
+    second = docno.take(pa.array(tied + 1))
+    cmp = pc.greater if descending_docno else pc.less
+    return bool(pc.all(cmp(first, second)).as_py())

@@ -1,0 +1,45 @@
+"""Errors raised by unjudged.
+
+Every error a user can cause derives from :class:`UnjudgedError`; the CLI turns each into one line
+on stderr and exit code 2, never a traceback::
+
+    UnjudgedError
+    ├── InputError            a file is missing, unreadable or not text
+    │   └── FormatError       a line does not have the expected layout (path, line, expected)
+    ├── MeasureSpecError      unknown or malformed measure names (all of them at once)
+    └── IncompatibleInputsError  inputs that cannot be evaluated together
+"""
+
+from __future__ import annotations
+
+
+class UnjudgedError(Exception):
+    """Root of every error a user can cause."""
+
+
+class InputError(UnjudgedError):
+    """A file is missing, unreadable, empty or binary."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}")
+
+
+class FormatError(InputError):
+    """A line of an input file is not of the expected layout."""
+
+    def __init__(self, path: str, line: int | None, message: str) -> None:
+        self.line = line
+        where = f"{path}:{line}" if line is not None else path
+        self.path = path
+        self.message = message
+        UnjudgedError.__init__(self, f"{where}: {message}")
+
+
+class MeasureSpecError(UnjudgedError):
+    """One or more measure names could not be parsed; lists all of them with suggestions."""
+
+
+class IncompatibleInputsError(UnjudgedError):
+    """Inputs that cannot be evaluated together (e.g. no topic in common)."""

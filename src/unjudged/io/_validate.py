@@ -1,0 +1,49 @@
+"""Error-path helpers: map a data row back to its line and say what was wrong with it.
+
+These run only once something is known to be wrong, so they may loop over lines.
+"""
+
+from __future__ import annotations
+
+import math
+
+from unjudged.errors import FormatError
+
+
+def line_of_row(data: bytes | None, row: int) -> int | None:
+    """1-based line number of the `row`-th data line (blank and comment lines skipped)."""
+    if data is None:
+        return None
+    seen = -1
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith(b"#"):
+            continue
+        seen += 1
+        if seen == row:
+            return number
+    return None
+
+
+def first_bad_float(values: list[str]) -> tuple[int, str]:
+    for i, v in enumerate(values):
+        try:
+            x = float(v)
+        except ValueError:
+            return i, f"score {v!r} is not a number"
+        if not math.isfinite(x):
+            return i, f"score {v!r} is not a finite number"
+    return -1, ""
+
+
+def first_bad_int(values: list[str]) -> tuple[int, str]:
+    for i, v in enumerate(values):
+        try:
+            int(v)
+        except ValueError:
+            return i, f"grade {v!r} is not an integer"
+    return -1, ""
+
+
+def row_error(path: str, data: bytes | None, row: int, message: str) -> FormatError:
+    return FormatError(path, line_of_row(data, row), message)

@@ -1,0 +1,166 @@
+"""Read TREC run files (`qid Q0 docno rank score tag`), DataFrames and dicts into Runs."""
+
+from __future__ import annotations
+
+import glob
+import os
+from typing import Any, BinaryIO, Iterable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from unjudged.data._strings import first_duplicate, intern_topics
+from unjudged.data.run import Run, ranking_order
+from unjudged.errors import FormatError, InputError
+from unjudged.io._columns import read_columns
+from unjudged.io._source import display_name, read_bytes
+from unjudged.io._validate import first_bad_float, row_error
+from unjudged.policies import TieBreak
+
+RUN_LAYOUT = "qid Q0 docno rank score tag"
+_NAMES = ["qid", "q0", "docno", "rank", "score", "tag"]
+
+def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eval") -> Run:
+    """Read one run from a path ('-' = stdin, .gz/.bz2/.xz ok), a DataFrame or a dict.
+
+    A DataFrame needs columns query_id (or qid), doc_id (or docno), score and optionally rank and
+    run/tag; a dict is {qid: {docno: score}}.
+
+    Example:
+        >>> run = read_run({"q1": {"d1": 2.0, "d2": 1.0}}, name="mine")
+        >>> run.topics, run.docno.to_pylist()
+        (['q1'], ['d1', 'd2'])
+    """
+    if isinstance(source, Run):
+        return source
+    if isinstance(source, dict):
+        return _from_dict(source, name or "run", ties)
+    if _is_dataframe(source):
+        return _from_frame(source, name, ties)
+    path = display_name(source)
+    data = read_bytes(source)
+    table = read_columns(data, path, _NAMES, RUN_LAYOUT, include=["qid", "docno", "rank", "score", "tag"], extra_ok=True)
+    tag = table["tag"][0].as_py()
+    return build_run(table["qid"], table["docno"], table["score"], table["rank"],
+                     name=name or tag, source=path, ties=ties, data=data)
+
+
+def read_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval") -> list[Run]:
+    """Read several runs; directories and glob patterns expand to the files they contain."""
+    return [read_run(p, ties=ties) for p in expand_paths(sources)]
+
+
+def expand_paths(sources: Iterable[Any]) -> list[Any]:
+    out: list[Any] = []
+    for s in sources:
+        if isinstance(s, (str, os.PathLike)) and str(s) != "-":
+            p = os.fspath(s)
+            if os.path.isdir(p):
+                files = sorted(os.path.join(p, f) for f in os.listdir(p)
+                               if not f.startswith(".") and os.path.isfile(os.path.join(p, f)))
+                if not files:
+                    raise InputError(p, "directory contains no run files")
+                out.extend(files)
+                continue
+            if any(c in p for c in "*?[") and not os.path.exists(p):
+                matches = sorted(glob.glob(p))
+                if not matches:
+                    raise InputError(p, "pattern matches no file")
+                out.extend(matches)
+                continue
+        out.append(s)
+    return out
+
+
+def build_run(qid, docno, score, rank=None, *, name: str, source: str,
+              ties: TieBreak = "trec_eval", data: bytes | None = None) -> Run:
+    """Validate columns (Arrow arrays) and put them in ranking order."""
+    scores = _scores(score, source, data)
+    topics, tcode = intern_topics(qid)
+    ranks = _ranks(rank, source, data) if ties == "rank" else None
+    dup = first_duplicate(tcode, docno)
+    if dup is not None:
+        d = docno[dup].as_py()
+        raise row_error(source, data, dup,
+                        f"docno {d!r} appears twice in topic {topics[tcode[dup]]!r}; "
+                        "each document may be ranked once per topic")
+    order = ranking_order(tcode, scores, docno, ranks, ties)
+    if order is not None:
+        tcode = tcode[order]
+        scores = scores[order]
+        docno = docno.take(pa.array(order))
+    if isinstance(docno, pa.ChunkedArray):
+        docno = docno.combine_chunks() if docno.num_chunks != 1 else docno.chunk(0)
+    counts = np.bincount(tcode, minlength=len(topics))
+    offsets = np.zeros(len(topics) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return Run(name=name, topics=topics, offsets=offsets, docno=docno, score=scores, source=source)
+
+
+def _scores(column, path: str, data: bytes | None) -> np.ndarray:
+    if pa.types.is_floating(column.type) or pa.types.is_integer(column.type):
+        values = np.asarray(column.to_numpy(), dtype=np.float64)
+    else:
+        try:
+            values = pc.cast(column, pa.float64()).to_numpy()
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            row, msg = first_bad_float(column.to_pylist())
+            raise row_error(path, data, row, msg + ", expected a number in column 5") from None
+    finite = np.isfinite(values)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise row_error(path, data, row, f"score {column[row].as_py()!r} is not a finite number")
+    return np.ascontiguousarray(values)
+
+
+def _ranks(column, path: str, data: bytes | None) -> np.ndarray:
+    try:
+        return pc.cast(column, pa.int64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        values = column.to_pylist()
+        for i, v in enumerate(values):
+            try:
+                int(v)
+            except ValueError:
+                raise row_error(path, data, i, f"rank {v!r} is not an integer") from None
+        raise FormatError(path, None, "bad rank column") from None
+
+
+def _is_dataframe(obj: Any) -> bool:
+    return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
+
+
+def _pick(frame, names: tuple[str, ...], what: str) -> str:
+    for n in names:
+        if n in frame.columns:
+            return n
+    raise FormatError("<DataFrame>", None, f"no {what} column (expected one of {', '.join(names)})")
+
+
+def _from_frame(frame, name: str | None, ties: TieBreak) -> Run:
+    q = _pick(frame, ("query_id", "qid", "topic"), "query id")
+    d = _pick(frame, ("doc_id", "docno", "doc"), "document id")
+    s = _pick(frame, ("score",), "score")
+    rank = frame["rank"] if "rank" in frame.columns else None
+    tag = name
+    if tag is None:
+        for col in ("run", "tag", "run_id"):
+            if col in frame.columns and len(frame):
+                tag = str(frame[col].iloc[0])
+                break
+    return build_run(pa.array(frame[q].astype(str)), pa.array(frame[d].astype(str)),
+                     pa.array(frame[s], type=pa.float64()),
+                     None if rank is None else pa.array(rank.astype(str)),
+                     name=tag or "run", source="<DataFrame>", ties=ties)
+
+
+def _from_dict(mapping: dict, name: str, ties: TieBreak) -> Run:
+    qids, docs, scores = [], [], []
+    for q, ranking in mapping.items():
+        for doc, s in ranking.items():
+            qids.append(str(q))
+            docs.append(str(doc))
+            scores.append(float(s))
+    return build_run(pa.array(qids, pa.string()), pa.array(docs, pa.string()),
+                     pa.array(scores, pa.float64()), None, name=name, source="<dict>", ties=ties)

@@ -1,0 +1,84 @@
+"""Measures over precision at relevant ranks: AP, RR, R-precision, interpolated precision."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from unjudged.measures._common import divide, level, ranks, relevant, take_at
+from unjudged.measures._spec import MeasureSpec, Param, register
+from unjudged.measures.precision import REL, TREC
+
+
+def _precision_at_relevant(j, cutoff, rel):
+    r = relevant(j, cutoff, rel)
+    hits = np.cumsum(r, axis=-1, dtype=np.float64)
+    return r, hits, hits / ranks(r.shape[-1])
+
+
+def average_precision(j, cutoff=None, rel=None):
+    r, _, prec = _precision_at_relevant(j, cutoff, rel)
+    return divide((prec * r).sum(axis=-1), j.pool.num_rel(level(j, rel)))
+
+
+def reciprocal_rank(j, cutoff=None, rel=None):
+    r = relevant(j, cutoff, rel)
+    first = np.argmax(r, axis=-1)
+    found = r.any(axis=-1)
+    return np.where(found, 1.0 / (first + 1.0), 0.0)
+
+
+def r_precision(j, rel=None):
+    nrel = j.pool.num_rel(level(j, rel))
+    _, hits, _ = _precision_at_relevant(j, None, rel)
+    return divide(take_at(hits, nrel - 1), nrel)
+
+
+def r_precision_mult(j, mult=1.0, rel=None):
+    """Precision at rank int(mult * R + 0.9), trec_eval's rounding of the cutoff."""
+    nrel = j.pool.num_rel(level(j, rel))
+    cut = np.floor(mult * nrel + 0.9).astype(np.int64)
+    _, hits, _ = _precision_at_relevant(j, None, rel)
+    return divide(take_at(hits, cut - 1), cut)
+
+
+def interpolated_precision(j, recall=0.0, rel=None):
+    """Highest precision at or after the rank where round(recall * R) relevant documents have
+    been seen (0 when the run never gets there); precision peaks at relevant ranks, so only those
+    are looked at."""
+    nrel = j.pool.num_rel(level(j, rel))
+    r, hits, prec = _precision_at_relevant(j, None, rel)
+    need = np.maximum(np.floor(recall * nrel + 0.5), 1.0)[..., None]
+    best = np.where(r & (hits >= need), prec, 0.0).max(axis=-1, initial=0.0)
+    return np.where(nrel > 0, best, 0.0)
+
+
+def eleven_point(j, levels=None, rel=None):
+    """Mean interpolated precision over recall levels (default 0, 0.1, ..., 1)."""
+    xs = [float(x) for x in levels.split(",")] if levels else [i / 10 for i in range(11)]
+    return np.mean([interpolated_precision(j, x, rel) for x in xs], axis=0)
+
+
+register(MeasureSpec(
+    "AP", average_precision, "Average precision: the mean of the precision at the rank of "
+    "each relevant document, relevant documents not retrieved (or below the cutoff) counting 0. "
+    "With a cutoff: trec_eval's map_cut.",
+    params=(REL,), cutoff="optional", aliases=("map", "map_cut", "MAP"), citation=TREC))
+register(MeasureSpec(
+    "RR", reciprocal_rank, "Reciprocal rank of the first relevant document (0 if none).",
+    params=(REL,), cutoff="optional", aliases=("recip_rank", "MRR"), citation=TREC))
+register(MeasureSpec(
+    "Rprec", r_precision, "R-precision: precision at rank R, the topic's number of relevant "
+    "documents.", params=(REL,), aliases=("R-prec",), citation=TREC))
+register(MeasureSpec(
+    "RprecMult", r_precision_mult, "Precision at rank mult x R (trec_eval Rprec_mult).",
+    params=(Param("mult", float, 1.0, "multiple of R"), REL), aliases=("Rprec_mult",),
+    citation=TREC, suffix="mult"))
+register(MeasureSpec(
+    "IPrec", interpolated_precision, "Interpolated precision at a recall level: the highest "
+    "precision at any rank with at least that recall (trec_eval iprec_at_recall).",
+    params=(Param("recall", float, 0.0, "recall level in [0, 1]"), REL),
+    aliases=("iprec_at_recall",), citation=TREC, suffix="recall"))
+register(MeasureSpec(
+    "11ptAP", eleven_point, "Mean interpolated precision at the 11 recall levels 0, 0.1, ..., 1 "
+    "(or at the levels given, e.g. levels='.25,.5,.75').",
+    params=(Param("levels", str, None, "comma-separated recall levels"), REL), aliases=("11pt_avg",), citation=TREC))

@@ -1,0 +1,151 @@
+"""Discounted cumulative gain measures: nDCG, trec_eval's ndcg_rel, Rndcg and Sakai's G."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from unjudged.measures._common import discount, divide, take_at
+from unjudged.measures._spec import MeasureSpec, Param, register
+from unjudged.measures.precision import TREC
+
+DCG = Param("dcg", str, "log2", "'log2' (gain = grade) or 'exp-log2' (gain = 2^grade - 1)")
+GAINS = Param("gains", str, None, "grade=gain map as trec_eval's ndcg takes it, e.g. '1=3,2=9'")
+
+
+def parse_gain_map(text: str) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for part in text.split(","):
+        grade, _, value = part.partition("=")
+        out[int(grade)] = float(value)
+    return out
+
+
+def gain_values(grades: np.ndarray, dcg: str = "log2", gains: str | None = None) -> np.ndarray:
+    """Gain of each grade code. Judged grades gain their own value (trec_eval, whatever -l is),
+    2^g - 1 under 'exp-log2', or what a trec_eval-style map assigns; unjudged codes gain 0."""
+    g = grades.astype(np.float64)
+    if gains:
+        for grade, value in parse_gain_map(gains).items():
+            g[grades == grade] = value
+    if dcg == "exp-log2":
+        g = np.exp2(g) - 1.0
+    elif dcg != "log2":
+        raise ValueError(f"dcg must be 'log2' or 'exp-log2', not {dcg!r}")
+    g[grades < 0] = 0.0
+    return g
+
+
+def ideal_gains(j, depth: int | None, dcg: str = "log2", gains: str | None = None) -> np.ndarray:
+    """Gains of the ideal ranking (n, depth): judged documents by gain, best first, >= 0."""
+    ideal = gain_values(j.pool.ideal_grades(None), dcg, gains)
+    if gains:
+        ideal = -np.sort(-ideal, axis=-1)
+    ideal = np.maximum(ideal, 0.0)
+    width = ideal.shape[-1]
+    if depth is None:
+        return ideal
+    if depth <= width:
+        return ideal[:, :depth]
+    return np.concatenate([ideal, np.zeros((ideal.shape[0], depth - width))], axis=1)
+
+
+def _prefix_dcg(gain: np.ndarray) -> np.ndarray:
+    return np.cumsum(gain / discount(gain.shape[-1]), axis=-1)
+
+
+def ndcg(j, cutoff=None, dcg="log2", gains=None):
+    got = gain_values(j.cut(cutoff), dcg, gains)
+    got = (got / discount(got.shape[-1])).sum(axis=-1)
+    ideal = ideal_gains(j, cutoff, dcg, gains)
+    return divide(got, (ideal / discount(ideal.shape[-1])).sum(axis=-1))
+
+
+def _aligned(j, dcg, gains):
+    """Run and ideal gains padded to one common width."""
+    ideal = ideal_gains(j, None, dcg, gains)
+    width = max(j.depth, ideal.shape[-1])
+    got = gain_values(j.cut(width), dcg, gains)
+    return got, ideal_gains(j, width, dcg, gains)
+
+
+def ndcg_rel(j, dcg="log2", gains=None):
+    """nDCG averaged over the ranks of the relevant documents (trec_eval ndcg_rel): each
+    retrieved positive-gain document contributes nDCG at its rank (ideal capped at the number of
+    positive ideal gains), each missed one the nDCG of the whole ranking."""
+    got, ideal = _aligned(j, dcg, gains)
+    dcg_p, idcg_p = _prefix_dcg(got), _prefix_dcg(ideal)
+    n_pos = (ideal > 0).sum(axis=-1)
+    idx = np.minimum(np.arange(got.shape[-1]), np.maximum(n_pos - 1, 0)[..., None])
+    at = divide(dcg_p, np.take_along_axis(np.broadcast_to(idcg_p, dcg_p.shape), idx, axis=-1))
+    positive = got > 0
+    total = np.where(positive, at, 0.0).sum(axis=-1)
+    missed = n_pos - positive.sum(axis=-1)
+    total = total + missed * divide(dcg_p[..., -1], take_at(idcg_p, n_pos - 1))
+    return np.where(total > 0, divide(total, n_pos), 0.0)
+
+
+def r_ndcg(j, dcg="log2", gains=None):
+    """trec_eval's Rndcg: mean nDCG at every rank b where the ideal gain drops (and at the
+    number of positive ideal gains), plus at the run's length when that is beyond."""
+    got, ideal = _aligned(j, dcg, gains)
+    dcg_p, idcg_p = _prefix_dcg(got), _prefix_dcg(ideal)
+    width = got.shape[-1]
+    n_pos = (ideal > 0).sum(axis=-1)
+    ret = j.length
+    b = np.arange(1, width + 1)
+    nxt = np.concatenate([ideal[..., 1:], np.zeros(ideal.shape[:-1] + (1,))], axis=-1)
+    point = (b <= n_pos[..., None]) & ((nxt != ideal) | (b == n_pos[..., None]))
+    run_idx = np.minimum(b, ret[..., None]) - 1
+    dcg_at = np.where(run_idx >= 0, np.take_along_axis(
+        dcg_p, np.maximum(run_idx, 0).astype(np.int64) * np.ones_like(dcg_p, dtype=np.int64),
+        axis=-1), 0.0)
+    vals = np.where(point, divide(dcg_at, idcg_p), 0.0)
+    total, count = vals.sum(axis=-1), point.sum(axis=-1).astype(np.float64)
+    extra = (ret > n_pos + 1) & (n_pos > 0)
+    total = total + np.where(extra, divide(take_at(dcg_p, ret - 1), take_at(idcg_p, n_pos - 1)),
+                             0.0)
+    count = count + extra
+    return np.where(j.pool.num_rel(j.policies.rel_level) > 0, divide(total, count), 0.0)
+
+
+def g_measure(j, gains=None):
+    """trec_eval's G: each document's gain discounted by log2(2 + ideal cost so far - gain so
+    far), normalised by the total ideal gain."""
+    got, ideal = _aligned(j, "log2", gains)
+    cost = np.cumsum(np.maximum(ideal, 1.0), axis=-1)
+    seen = np.cumsum(got, axis=-1)
+    terms = np.where(got != 0, got / np.log2(2.0 + cost - seen), 0.0)
+    return divide(terms.sum(axis=-1), ideal.sum(axis=-1))
+
+
+def binary_g(j, rel=None):
+    """trec_eval's binG: each relevant document discounted by log2(2 + documents above it that
+    are not relevant), divided by R."""
+    from unjudged.measures._common import level, relevant
+
+    r = relevant(j, None, rel)
+    hits = np.cumsum(r, axis=-1)
+    above = np.arange(1, r.shape[-1] + 1) - hits
+    total = np.where(r, 1.0 / np.log2(2.0 + above), 0.0).sum(axis=-1)
+    return divide(total, j.pool.num_rel(level(j, rel)))
+
+
+register(MeasureSpec(
+    "nDCG", ndcg, "Normalised discounted cumulative gain: DCG of the top k (gain = grade, "
+    "discount log2(rank+1)) divided by the DCG of the ideal ranking of all judged documents. "
+    "dcg='exp-log2' uses gain 2^grade - 1; gains='1=3,2=9' maps grades to gains as trec_eval's "
+    "ndcg parameters do.",
+    params=(DCG, GAINS), cutoff="optional", aliases=("ndcg", "ndcg_cut", "NDCG"),
+    citation="Järvelin & Kekäläinen, TOIS 2002; trec_eval 10"))
+register(MeasureSpec(
+    "nDCGRel", ndcg_rel, "nDCG averaged over the ranks of the relevant documents "
+    "(trec_eval ndcg_rel).", params=(DCG, GAINS), aliases=("ndcg_rel",), citation=TREC))
+register(MeasureSpec(
+    "RnDCG", r_ndcg, "nDCG averaged over the ranks where the ideal gain changes "
+    "(trec_eval Rndcg).", params=(DCG, GAINS), aliases=("Rndcg",), citation=TREC))
+register(MeasureSpec(
+    "G", g_measure, "trec_eval's normalised gain G.", params=(GAINS,),
+    bounded=None, citation=TREC))
+register(MeasureSpec(
+    "binG", binary_g, "trec_eval's binary gain binG.",
+    params=(Param("rel", int, None, "smallest relevant grade"),), citation=TREC))

@@ -1,0 +1,56 @@
+"""Named, documented policies for what trec_eval decides by convention.
+
+Each option keeps trec_eval's choice as its default, so `Policies()` evaluates exactly as
+trec_eval 10 does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+#: How documents with equal scores are ordered within a topic.
+#:  - "trec_eval": score descending, then docno descending by byte comparison (rank column ignored)
+#:  - "docno": score descending, then docno ascending
+#:  - "rank": the rank column, ascending (ties by file order)
+#:  - "file": the order of the lines in the file
+TieBreak = Literal["trec_eval", "docno", "rank", "file"]
+
+#: What a negative grade in the qrels means.
+#:  - "unjudged": pooled but unjudged (trec_eval): no gain, skipped by bpref and infAP, counted
+#:    as unjudged by Judged@k and by the strategies for unjudged documents
+#:  - "nonrel": judged non-relevant (the seed papers' reading of the Web track's -2 "junk")
+Negative = Literal["unjudged", "nonrel"]
+
+TIE_BREAKS: tuple[str, ...] = ("trec_eval", "docno", "rank", "file")
+NEGATIVES: tuple[str, ...] = ("unjudged", "nonrel")
+
+
+@dataclass(frozen=True)
+class Policies:
+    """How runs and qrels are turned into judged rankings.
+
+    Attributes:
+        ties: tie-breaking within a topic (see TieBreak).
+        negative: meaning of negative grades (see Negative).
+        complete: average over every qrels topic, missing topics scoring 0 (trec_eval -c);
+            otherwise over the topics in both run and qrels.
+        rel_level: the smallest grade that counts as relevant (trec_eval -l).
+        depth: keep only the first `depth` documents of each ranking (trec_eval -M).
+        judged_only: drop unjudged documents before measuring (trec_eval -J, a condensed list).
+
+    Example:
+        >>> Policies(rel_level=2).rel_level
+        2
+    """
+
+    ties: TieBreak = "trec_eval"
+    negative: Negative = "unjudged"
+    complete: bool = False
+    rel_level: int = 1
+    depth: int | None = None
+    judged_only: bool = False
+
+    def but(self, **changes: object) -> "Policies":
+        """A copy with some fields changed."""
+        return replace(self, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,1 @@
+"""Presentation: tables, trec_eval text, JSON lines. Never computes a measure."""

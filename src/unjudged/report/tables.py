@@ -1,0 +1,68 @@
+"""Render Results as an aligned table, TSV, CSV, JSON lines or trec_eval's layout."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from unjudged.results import Results
+
+
+def _rows(results: Results, per_topic: bool):
+    """(run, topic, measure, value, integer) in run order, topics first, 'all' last."""
+    for r in results.runs:
+        if per_topic:
+            for t, topic in enumerate(r.topics):
+                for m, measure in enumerate(r.measures):
+                    yield r.run, topic, measure.name, float(r.values[t, m]), measure.spec.integer
+        for m, (measure, value) in enumerate(zip(r.measures, r.summary)):
+            yield r.run, "all", measure.name, float(value), measure.spec.integer
+
+
+def _num(value: float, integer: bool) -> str:
+    return str(int(round(value))) if integer else f"{value:.4f}"
+
+
+def render(results: Results, fmt: str = "table", per_topic: bool = False) -> str:
+    """Text of `results` in one of: table, tsv, csv, jsonl, trec."""
+    if fmt == "jsonl":
+        return "".join(json.dumps({"run": run, "topic": topic, "measure": m, "value":
+                                   int(round(v)) if integer else v}) + "\n"
+                       for run, topic, m, v, integer in _rows(results, per_topic))
+    if fmt == "trec":
+        return "".join(f"{m:<22}\t{topic}\t{_num(v, integer)}\n"
+                       for run, topic, m, v, integer in _rows(results, per_topic))
+    if fmt in ("tsv", "csv"):
+        buf = io.StringIO()
+        writer = csv.writer(buf, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+        writer.writerow(["run", "topic", "measure", "value"])
+        for run, topic, m, v, integer in _rows(results, per_topic):
+            writer.writerow([run, topic, m, _num(v, integer)])
+        return buf.getvalue()
+    return _table(results, per_topic)
+
+
+def _table(results: Results, per_topic: bool) -> str:
+    """One row per run (and per topic with -q), one column per measure, aligned."""
+    if not results.runs:
+        return ""
+    names = [m.name for m in results.runs[0].measures]
+    header = ["run"] + (["topic"] if per_topic else []) + names
+    body = []
+    for r in results.runs:
+        ints = [m.spec.integer for m in r.measures]
+        if per_topic:
+            for t, topic in enumerate(r.topics):
+                body.append([r.run, topic] + [_num(v, i) for v, i in zip(r.values[t], ints)])
+        body.append([r.run] + (["all"] if per_topic else []) +
+                    [_num(v, i) for v, i in zip(r.summary, ints)])
+    widths = [max(len(row[c]) for row in [header] + body) for c in range(len(header))]
+    lead = 2 if per_topic else 1
+
+    def line(row):
+        cells = [row[c].ljust(widths[c]) if c < lead else row[c].rjust(widths[c])
+                 for c in range(len(row))]
+        return "  ".join(cells).rstrip() + "\n"
+
+    return line(header) + "".join(line(row) for row in body)

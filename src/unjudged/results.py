@@ -1,0 +1,66 @@
+"""Labelled results: run x topic x measure values, with the run-level aggregates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from unjudged.measures import Measure
+
+MIN_GEO_MEAN = 1e-5
+
+
+def aggregate(values: np.ndarray, how: str, axis: int = -1) -> np.ndarray:
+    """Combine per-topic values: mean, sum, or trec_eval's geometric mean (floored at 1e-5)."""
+    if values.shape[axis] == 0:
+        return np.zeros(np.delete(values.shape, axis if axis >= 0 else values.ndim + axis))
+    if how == "sum":
+        return values.sum(axis=axis)
+    if how == "gmean":
+        return np.exp(np.log(np.maximum(values, MIN_GEO_MEAN)).mean(axis=axis))
+    return values.mean(axis=axis)
+
+
+@dataclass(eq=False)
+class RunResult:
+    """One run's values: `values[t, m]` for topic t and measure m, and their aggregates."""
+
+    run: str
+    topics: list[str]
+    measures: list[Measure]
+    values: np.ndarray  # (topics, measures)
+
+    @property
+    def summary(self) -> np.ndarray:
+        """Aggregated value per measure (mean, sum or geometric mean as the measure says)."""
+        return np.array([aggregate(self.values[:, i], m.spec.aggregate)
+                         for i, m in enumerate(self.measures)])
+
+
+@dataclass(eq=False)
+class Results:
+    """Results of several runs on the same measures."""
+
+    runs: list[RunResult]
+
+    def to_pandas(self, per_topic: bool = True, summary: bool = True):
+        """Tidy DataFrame with columns run, topic, measure, value (topic 'all' = aggregate)."""
+        import pandas as pd
+
+        frames = []
+        for r in self.runs:
+            names = [m.name for m in r.measures]
+            if per_topic and r.topics:
+                frames.append(pd.DataFrame({
+                    "run": r.run,
+                    "topic": np.repeat(np.array(r.topics, dtype=object), len(names)),
+                    "measure": np.tile(np.array(names, dtype=object), len(r.topics)),
+                    "value": r.values.reshape(-1),
+                }))
+            if summary:
+                frames.append(pd.DataFrame({"run": r.run, "topic": "all",
+                                            "measure": names, "value": r.summary}))
+        if not frames:
+            return pd.DataFrame(columns=["run", "topic", "measure", "value"])
+        return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,156 @@
+"""`unjudged trec_eval`: parse trec_eval's -m syntax, evaluate, print trec_eval's layout."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from unjudged.data.judged import NONPOOL, PAD, UNJUDGED, Judged, judge
+from unjudged.data.qrels import Qrels
+from unjudged.data.run import Run
+from unjudged.errors import MeasureSpecError, UnjudgedError
+from unjudged.policies import Policies
+from unjudged.results import aggregate
+from unjudged.trec_eval._families import BY_NAME, FAMILIES, SETS, Family
+
+
+def parse_requests(specs: list[str]) -> dict[str, tuple[object, bool]]:
+    """-m arguments to {family: (params, given explicitly)}; later requests win."""
+    wanted: dict[str, tuple[object, bool]] = {}
+    bad: list[str] = []
+    for spec in specs or ["official"]:
+        if spec in SETS:
+            for name in SETS[spec]:
+                if name not in wanted or not wanted[name][1]:
+                    wanted[name] = (BY_NAME[name].default, False)
+            continue
+        name, dot, params = spec.partition(".")
+        fam = BY_NAME.get(name)
+        if fam is None:
+            bad.append(spec)
+            continue
+        if not dot or params == "":
+            wanted.setdefault(name, (fam.default, False))
+            continue
+        try:
+            wanted[name] = (_params(fam, params), True)
+        except ValueError:
+            raise MeasureSpecError(f"bad parameters {params!r} for trec_eval measure {name}") \
+                from None
+    if bad:
+        import difflib
+
+        names = list(BY_NAME) + list(SETS)
+        hints = [f"{b!r}" + (f" (did you mean {', '.join(m)}?)"
+                             if (m := difflib.get_close_matches(b, names, n=3)) else "")
+                 for b in bad]
+        raise MeasureSpecError("unknown trec_eval measure " + "; ".join(hints))
+    return wanted
+
+
+def _params(fam: Family, text: str) -> object:
+    if fam.kind == "cutoffs":
+        return tuple(sorted({int(float(x)) for x in text.split(",")}))
+    if fam.kind == "floats":
+        return tuple(sorted({float(x) for x in text.split(",")}))
+    if fam.kind == "raw":
+        return text
+    raise ValueError(text)
+
+
+def _outputs(wanted: dict[str, tuple[object, bool]]) -> list[tuple[Family, str, object]]:
+    """(family, output name, Measure or special) in trec_eval's printing order."""
+    out = []
+    for fam in FAMILIES:
+        if fam.name not in wanted:
+            continue
+        params, given = wanted[fam.name]
+        for suffix, what in fam.build(params, given):
+            out.append((fam, fam.name if suffix is None else f"{fam.name}_{suffix}", what))
+    return out
+
+
+def relstring(j: Judged, length: int) -> list[str]:
+    """trec_eval's relstring: the grade digit per rank ('>' above 9), '-' for documents the qrels
+    lack, '.' for pooled-but-unjudged ones (negative grades)."""
+    g = j.cut(length)
+    out = []
+    for row, n in zip(g, np.minimum(j.length, length)):
+        chars = ["." if v == UNJUDGED else "-" if v in (NONPOOL, PAD) else ">" if v > 9 else str(v)
+                 for v in row[:n].tolist()]
+        out.append("'" + "".join(chars) + "'")
+    return out
+
+
+def _line(name: str, topic: str, value: str, z: str = "") -> str:
+    # trec_eval pads the measure name and then puts the Z of -Z in front
+    return f"{z}{name:<22}\t{topic}\t{value}\n"
+
+
+def _fmt(value: float, kind: str) -> str:
+    return str(int(round(value))) if kind == "int" else f"{value:.4f}"
+
+
+def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
+                  per_query: bool = False, summary: bool = True,
+                  zscores: dict[tuple[str, str], tuple[float, float]] | None = None) -> str:
+    """Evaluate one run and return trec_eval's output text."""
+    outputs = _outputs(parse_requests(specs))
+    j = judge(run, qrels, policies)
+    if not j.topics:
+        raise UnjudgedError(f"{run.source}: no topic of the run is in the qrels")
+    values: dict[str, np.ndarray] = {}
+    strings: dict[str, list[str]] = {}
+    for fam, name, what in outputs:
+        if isinstance(what, tuple):
+            if what[1] == "relstring":
+                strings[name] = relstring(j, int(what[2] or 10))
+            continue
+        values[name] = what.compute(j)
+    z = "Z" if zscores is not None else ""
+    if zscores is not None:
+        for name, v in values.items():
+            mean_std = [zscores.get((t, name), (0.0, 0.0)) for t in j.topics]
+            mean = np.array([m for m, _ in mean_std])
+            std = np.array([s for _, s in mean_std])
+            values[name] = np.where(std > 0, (v - mean) / np.where(std > 0, std, 1.0), 0.0)
+    text: list[str] = []
+    if per_query:
+        for t, topic in enumerate(j.topics):
+            for fam, name, what in outputs:
+                if not fam.per_query:
+                    continue
+                if name in strings:
+                    text.append(_line(name, topic, strings[name][t]))
+                elif name in values:
+                    kind = "float" if z else fam.value
+                    text.append(_line(name, topic, _fmt(values[name][t], kind), z))
+    if summary:
+        for fam, name, what in outputs:
+            if not fam.summary:
+                continue
+            if isinstance(what, tuple) and what[1] == "runid":
+                text.append(_line(name, "all", run.name))
+            elif isinstance(what, tuple) and what[1] == "num_q":
+                text.append(_line(name, "all", _fmt(len(j.topics), "float" if z else "int"), z))
+            elif name in values:
+                how = what.spec.aggregate
+                kind = "float" if z else fam.value
+                text.append(_line(name, "all", _fmt(aggregate(values[name], how), kind), z))
+    return "".join(text)
+
+
+def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
+    """trec_eval's -Z file: `qid measure mean stddev` per line."""
+    from unjudged.errors import FormatError
+    from unjudged.io._source import read_bytes
+
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    for number, raw in enumerate(read_bytes(path).decode("utf-8", "replace").splitlines(), 1):
+        f = raw.split()
+        if not f or f[0].startswith("#"):
+            continue
+        try:
+            out[(f[0], f[1])] = (float(f[2]), float(f[3]))
+        except (IndexError, ValueError):
+            raise FormatError(path, number, "expected `qid measure mean stddev`") from None
+    return out
