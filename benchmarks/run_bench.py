@@ -88,26 +88,26 @@ def why_failed(r: dict, timeout: float) -> str:
 
 
 def parse_scores(tool: str, stdout: str, run_names: list[str]) -> dict:
-    """{run: {measure: value}} from any tool's stdout, best effort."""
+    """{run: {measure: value}} from a tool's stdout (means only)."""
     if tool in ("pytrec_eval", "ranx", "ir_measures", "pyarrow"):
         return json.loads(stdout)
-    names = {m.lower(): m for m in MEASURES}
-    names.update({"p_10": "P@10", "ndcg_cut_10": "nDCG@10", "map": "AP", "bpref": "Bpref"})
+    lines = [ln.split("\t") for ln in stdout.splitlines() if ln.strip()]
     scores: dict = {}
-    run = 0
-    for line in stdout.splitlines():  # unjudged tsv or trec_eval: measure ... value
-        cells = line.split("\t") if "\t" in line else line.split()
-        hit = [names[c.strip().lower()] for c in cells if c.strip().lower() in names]
-        try:
-            value = float(cells[-1])
-        except (ValueError, IndexError):
-            continue
-        if hit:
-            run_name = next((c for c in cells if c.endswith(".txt")), None)
-            if run_name is None:  # unnamed blocks (trec_eval) come in input order
-                run += hit[0] == "P@10"
-                run_name = run_names[min(max(run, 1), len(run_names)) - 1]
-            scores.setdefault(Path(run_name).name, {})[hit[0]] = value
+    if tool == "unjudged":  # tsv: run, topic, measure, value; runs keyed by run tag
+        col = {name: i for i, name in enumerate(lines[0])}
+        for cells in lines[1:]:
+            if cells[col["topic"]] == "all":
+                scores.setdefault(cells[col["run"]], {})[cells[col["measure"]]] = float(
+                    cells[col["value"]])
+        return scores
+    # trec_eval: "measure<TAB>all<TAB>value" blocks, one per run in input order
+    names = {"P_10": "P@10", "ndcg_cut_10": "nDCG@10", "map": "AP", "bpref": "Bpref"}
+    run = -1
+    for cells in lines:
+        measure = names.get(cells[0].strip())
+        if measure:
+            run += measure == "P@10"
+            scores.setdefault(run_names[max(run, 0)], {})[measure] = float(cells[-1])
     return scores
 
 
@@ -126,7 +126,7 @@ def bench_tool(tool: str, argv, repeats: int, timeout: float, run_names: list[st
     res["best_s"], res["peak_rss_mb"] = min(res["times_s"]), max(res["rss_mb"])
     try:
         res["scores"] = parse_scores(tool, r["stdout"], run_names)
-    except (ValueError, KeyError) as e:
+    except (ValueError, KeyError, IndexError) as e:
         res["scores"] = {"unparsed": f"{e}: {r['stdout'][:200]}"}
     res["lacks"] = LACKS.get(tool, [])
     return res

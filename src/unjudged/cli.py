@@ -157,7 +157,8 @@ def demo_cmd(measures) -> None:
 
     qrels, runs = example_paths()
     click.echo(f"unjudged demo: TREC-COVID round 1, qrels-rnd1 and {len(runs)} runs "
-               "(shipped inside the package; see unjudged/data/example/SOURCE.md)", err=True)
+               "(shipped inside the package; see unjudged/data/example/SOURCE.md)\n", err=True)
+    sys.stderr.flush()
     results = score(read_runs(runs), read_qrels(qrels), parse_measures(list(measures)))
     write_output(render(results, "table"), None)
 

@@ -10,7 +10,9 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 #: How documents with equal scores are ordered within a topic.
-#:  - "trec_eval": score descending, then docno descending by byte comparison (rank column ignored)
+#:  - "trec_eval": score descending, then docno descending by byte comparison (rank column
+#:    ignored); scores are compared in single precision, as trec_eval stores them in a C float,
+#:    so scores that differ only beyond about 7 significant digits tie
 #:  - "docno": score descending, then docno ascending
 #:  - "rank": the rank column, ascending (ties by file order)
 #:  - "file": the order of the lines in the file

@@ -153,11 +153,10 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
     topic_of = np.repeat(np.arange(n), lengths)
     within = np.arange(topic_of.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     rows = starts[topic_of] + within
-    docs = run.docno if rows.size == len(run) and np.array_equal(rows[:1], [0]) and \
-        _is_identity(rows) else run.docno.take(rows)
+    docs = run.docno if _is_identity(rows, len(run)) else run.docno.take(rows)
     grades = qrels.lookup(q_idx[topic_of], qrels.doc_codes(docs))
+    negative = (grades < 0) & (grades != MISSING)
     codes = np.where(grades == MISSING, NONPOOL, grades)
-    negative = (codes < 0) & (codes != NONPOOL)
     codes[negative] = 0 if policies.negative == "nonrel" else UNJUDGED
     if policies.judged_only:
         keep = codes >= 0
@@ -170,5 +169,7 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
     return Judged(run.name, topics, packed, lengths, pool, retrieved, policies)
 
 
-def _is_identity(rows: np.ndarray) -> bool:
-    return bool(rows[-1] == rows.size - 1 and np.all(np.diff(rows) == 1))
+def _is_identity(rows: np.ndarray, n: int) -> bool:
+    """True when `rows` is 0..n-1 (every row, in order): no gather needed."""
+    return rows.size == n and (n == 0 or (rows[0] == 0 and rows[-1] == n - 1 and
+                                          bool(np.all(np.diff(rows) == 1))))

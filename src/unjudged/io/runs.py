@@ -85,7 +85,10 @@ def build_run(qid, docno, score, rank=None, *, name: str, source: str,
         raise row_error(source, data, dup,
                         f"docno {d!r} appears twice in topic {topics[tcode[dup]]!r}; "
                         "each document may be ranked once per topic")
-    order = ranking_order(tcode, scores, docno, ranks, ties)
+    # trec_eval holds scores as C floats, so scores equal in single precision tie (and are then
+    # ordered by docno); ranking on float32 keys reproduces its rankings exactly.
+    key = scores.astype(np.float32) if ties == "trec_eval" else scores
+    order = ranking_order(tcode, key, docno, ranks, ties)
     if order is not None:
         tcode = tcode[order]
         scores = scores[order]

@@ -1,0 +1,92 @@
+"""The `unjudged` commands: output formats, several runs, the catalogue, the demo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from unjudged.cli import main
+
+QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n"
+RUN_A = "1 Q0 a 1 3.0 A\n1 Q0 x 2 2.0 A\n1 Q0 c 3 1.0 A\n2 Q0 d 1 1.0 A\n"
+RUN_B = "1 Q0 b 1 3.0 B\n1 Q0 a 2 2.0 B\n2 Q0 y 1 1.0 B\n"
+
+
+def _files(tmp_path):
+    (tmp_path / "qrels").write_text(QRELS)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "a.run").write_text(RUN_A)
+    (runs / "b.run").write_text(RUN_B)
+    return str(tmp_path / "qrels"), runs
+
+
+def test_table_of_several_runs_from_a_directory(tmp_path):
+    qrels, runs = _files(tmp_path)
+    result = CliRunner().invoke(main, ["eval", qrels, str(runs), "-m", "P@2", "-m", "num_ret"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "run     P@2  NumRet",
+        "A    0.5000       4",
+        "B    0.2500       3",
+    ]
+
+
+def test_jsonl_per_topic(tmp_path):
+    qrels, runs = _files(tmp_path)
+    result = CliRunner().invoke(main, ["eval", qrels, str(runs / "a.run"), "-m", "RR", "-q",
+                                       "-f", "jsonl"])
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert rows == [
+        {"run": "A", "topic": "1", "measure": "RR", "value": 1.0},
+        {"run": "A", "topic": "2", "measure": "RR", "value": 1.0},
+        {"run": "A", "topic": "all", "measure": "RR", "value": 1.0},
+    ]
+
+
+def test_csv_tsv_and_trec_layouts(tmp_path):
+    qrels, runs = _files(tmp_path)
+    base = ["eval", qrels, str(runs / "b.run"), "-m", "ndcg_cut_2"]
+    csv_out = CliRunner().invoke(main, base + ["-f", "csv"]).stdout
+    tsv_out = CliRunner().invoke(main, base + ["-f", "tsv"]).stdout
+    trec_out = CliRunner().invoke(main, base + ["-f", "trec"]).stdout
+    assert csv_out.splitlines() == ["run,topic,measure,value", "B,all,nDCG@2,0.2398"]
+    assert tsv_out.splitlines()[1] == "B\tall\tnDCG@2\t0.2398"
+    assert trec_out == "nDCG@2                \tall\t0.2398\n"
+
+
+def test_glob_and_output_file(tmp_path):
+    qrels, runs = _files(tmp_path)
+    out = tmp_path / "res.tsv"
+    result = CliRunner().invoke(main, ["eval", qrels, str(runs / "*.run"), "-m", "AP",
+                                       "-f", "tsv", "-o", str(out)])
+    assert result.exit_code == 0 and result.stdout == ""
+    assert out.read_text().splitlines()[1:] == ["A\tall\tAP\t0.9167", "B\tall\tAP\t0.1250"]
+
+
+def test_measures_catalogue():
+    listing = CliRunner().invoke(main, ["measures"]).stdout
+    assert "nDCG(dcg='log2',gains=None)[@k]" in listing and "Judged[@k]" in listing
+    one = CliRunner().invoke(main, ["measures", "ndcg_cut_10"]).stdout
+    assert one.startswith("nDCG   usage:") and "aliases: ndcg, ndcg_cut" in one
+
+
+def test_demo_runs_on_shipped_data():
+    result = CliRunner().invoke(main, ["demo"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["run", "nDCG@10", "P@5", "Bpref", "AP", "Judged@10"]
+    assert lines[3].split() == ["run1", "0.6844", "0.7933", "0.4159", "0.2663", "0.9167"]
+
+
+def test_help_is_fast_and_lazy():
+    code = ("import sys, unjudged.cli as c; "
+            "print(int(any(m in sys.modules for m in ('numpy', 'pyarrow', 'pandas'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "0"
+    helped = subprocess.run([sys.executable, "-m", "unjudged", "--help"], capture_output=True,
+                            text=True)
+    assert helped.returncode == 0 and "trec_eval" in helped.stdout

@@ -1,0 +1,60 @@
+"""Hand-worked examples, small enough to check with pencil and paper.
+
+Topic t has judged docs a (grade 2), b (1), c (0) and n (-1: pooled but unjudged).
+The run ranks: a, x (not in qrels), c, b, n.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import unjudged
+
+QRELS = {"t": {"a": 2, "b": 1, "c": 0, "n": -1}}
+RUN = {"t": {"a": 5.0, "x": 4.0, "c": 3.0, "b": 2.0, "n": 1.0}}
+L = math.log2
+
+HAND = {
+    "P@2": 1 / 2,
+    "P@10": 2 / 10,
+    "R@3": 1 / 2,
+    "AP": (1 / 1 + 2 / 4) / 2,
+    "AP@3": (1 / 1) / 2,
+    "RR": 1.0,
+    "Rprec": 1 / 2,  # one relevant in the top R = 2
+    "nDCG@3": 2 / (2 + 1 / L(3)),
+    "nDCG": (2 + 1 / L(5)) / (2 + 1 / L(3)),
+    "nDCG(dcg='exp-log2')@3": 3 / (3 + 1 / L(3)),
+    "P(rel=2)@2": 1 / 2,
+    "Bpref": (1 + (1 - 1 / 1)) / 2,  # b has one judged non-relevant (c) above it; min(R,N) = 1
+    "Judged@2": 1 / 2,
+    "Judged@5": 3 / 5,  # x not in qrels, n pooled but unjudged
+    "NumRet": 5,
+    "NumRel": 2,
+    "NumRelRet": 2,
+    "Success@1": 1.0,
+    "RBP(p=0.5,rel=1)": 0.5 * (1 + 0.5 ** 3),
+    "Unj@5": 2 / 5,
+    # infAP: rank 1 relevant -> 1; rank 4 (b): 1/4 + 3/4 * (2 pooled of 3 above) *
+    # ((1 + eps) / (2 + 2 eps)), eps = 1e-5
+    "infAP": (1 + 1 / 4 + 3 / 4 * (2 / 3) * ((1 + 1e-5) / (2 + 2e-5))) / 2,
+}
+
+
+@pytest.mark.parametrize("name", list(HAND))
+def test_hand_worked(name):
+    df = unjudged.evaluate(RUN, QRELS, [name], per_topic=False)
+    assert df.value[0] == pytest.approx(HAND[name], abs=1e-12)
+
+
+def test_condensed_list_with_judged_only():
+    # dropping x and n leaves a, c, b
+    df = unjudged.evaluate(RUN, QRELS, ["P@2", "nDCG@2"], per_topic=False, judged_only=True)
+    assert df.value.tolist() == pytest.approx([1 / 2, 2 / (2 + 1 / L(3))])
+
+
+def test_depth_cut():
+    df = unjudged.evaluate(RUN, QRELS, ["NumRet", "R@5"], per_topic=False, depth=3)
+    assert df.value.tolist() == [3, 1 / 2]
