@@ -25,7 +25,8 @@ def intern_topics(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.nda
 def fingerprints(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     """A 64-bit fingerprint per string: exact for strings up to 8 bytes, a hash beyond."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    parts = [_fingerprint_chunk(c) for c in chunks if len(c)]
+    step = 1 << 18  # slices small enough for the gather matrix to stay in cache
+    parts = [_fingerprint_chunk(c.slice(i, step)) for c in chunks for i in range(0, len(c), step)]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
 
 
@@ -37,8 +38,8 @@ def _fingerprint_chunk(arr: pa.Array) -> np.ndarray:
     buf = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(1, np.uint8)
     lengths = np.diff(offsets)
     width = max(8, int(-(-int(lengths.max(initial=1)) // 8) * 8))
-    cols = np.arange(width, dtype=np.int64)
-    pos = offsets[:-1, None].astype(np.int64) + cols
+    cols = np.arange(width, dtype=np.int32)
+    pos = offsets[:-1, None] + cols  # int32: Arrow string offsets are 32-bit
     np.minimum(pos, max(buf.size - 1, 0), out=pos)
     mat = buf[pos]
     mat[cols[None, :] >= lengths[:, None]] = 0
@@ -51,29 +52,41 @@ def _fingerprint_chunk(arr: pa.Array) -> np.ndarray:
     return h
 
 
-def first_duplicate(groups: np.ndarray, column: pa.ChunkedArray | pa.Array) -> int | None:
-    """Row index of the first string repeated within its group, or None.
+def duplicated_in_groups(offsets: np.ndarray, column: pa.ChunkedArray | pa.Array
+                         ) -> tuple[int, str] | None:
+    """(group, string) of a string repeated within one group of a CSR layout, or None.
 
-    `groups` gives each row's group (e.g. topic) code. Fingerprints find candidates fast;
-    candidates are confirmed on the strings themselves, so a hash collision never reports a
-    false duplicate.
+    Rows of group i are ``offsets[i]:offsets[i+1]``. Fingerprints are sorted within each group
+    (a padded 2-D sort, which stays in cache, instead of one global sort); any candidate is then
+    confirmed on the strings themselves, so a hash collision never reports a false duplicate.
     """
-    n = len(groups)
-    if n < 2:
+    lengths = np.diff(offsets)
+    n, depth = lengths.size, int(lengths.max(initial=0))
+    if depth < 2:
         return None
     fp = fingerprints(column)
-    key = fp ^ (groups.astype(np.uint64) * _MIX)
-    order = np.argsort(key, kind="stable")
-    sk = key[order]
-    same = np.flatnonzero(sk[1:] == sk[:-1])
-    if same.size == 0:
-        return None
-    values = column.take(pa.array(np.concatenate([order[same], order[same + 1]])))
-    values = values.to_pylist()
-    m = same.size
-    hits = [
-        max(order[same[i]], order[same[i] + 1])
-        for i in range(m)
-        if values[i] == values[m + i] and groups[order[same[i]]] == groups[order[same[i] + 1]]
-    ]
-    return int(min(hits)) if hits else None
+    if n * depth > 4 * fp.size + 1_000_000:  # very ragged: one global sort is cheaper
+        group = np.repeat(np.arange(n, dtype=np.uint64), lengths)
+        key = np.sort(fp ^ (group * _MIX))
+        if not np.any(key[1:] == key[:-1]):
+            return None
+        return _confirm(offsets, column, range(n))
+    grid = np.broadcast_to(np.iinfo(np.uint64).max - np.arange(depth, dtype=np.uint64),
+                           (n, depth)).copy()
+    group = np.repeat(np.arange(n), lengths)
+    within = np.arange(fp.size) - np.repeat(offsets[:-1], lengths)
+    grid[group, within] = fp
+    grid.sort(axis=1)
+    suspects = np.flatnonzero((grid[:, 1:] == grid[:, :-1]).any(axis=1))
+    return _confirm(offsets, column, suspects.tolist()) if suspects.size else None
+
+
+def _confirm(offsets, column, groups) -> tuple[int, str] | None:
+    """Check candidate groups on the real strings (error path only)."""
+    for g in groups:
+        seen: set[str] = set()
+        for value in column[int(offsets[g]) : int(offsets[g + 1])].to_pylist():
+            if value in seen:
+                return int(g), value
+            seen.add(value)
+    return None

@@ -21,7 +21,22 @@ _BLANKS = b" \t\r\v\f"
 
 
 def _has_comments(data: bytes) -> bool:
+    if b"#" not in data:  # one memchr over the buffer; the regex only runs when needed
+        return False
     return data.lstrip(_BLANKS).startswith(b"#") or re.search(rb"\n[ \t]*#", data) is not None
+
+
+def _first_line(data: bytes) -> bytes:
+    """The first non-empty line, found without copying the buffer."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line = data[start:end].rstrip(b"\r")
+        if line.strip():
+            return line
+        start = end + 1
+    return b""
 
 
 def _normalise(data: bytes) -> bytes:
@@ -49,7 +64,8 @@ def _normalise(data: bytes) -> bytes:
     return out.tobytes()
 
 
-def _read(data: bytes, names: list[str], delimiter: str, include: list[str]) -> pa.Table:
+def _read(data: bytes, names: list[str], delimiter: str, include: list[str],
+          types: dict[str, pa.DataType] | None = None) -> pa.Table:
     return pcsv.read_csv(
         pa.py_buffer(data),
         read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24),
@@ -57,18 +73,22 @@ def _read(data: bytes, names: list[str], delimiter: str, include: list[str]) -> 
             delimiter=delimiter, quote_char=False, escape_char=False, ignore_empty_lines=True
         ),
         convert_options=pcsv.ConvertOptions(
-            column_types={n: pa.string() for n in names}, include_columns=include
+            column_types={n: (types or {}).get(n, pa.string()) for n in names},
+            include_columns=include
         ),
     )
 
 
 def read_columns(data: bytes, path: str, names: list[str], layout: str,
-                 include: list[str] | None = None, extra_ok: bool = False) -> pa.Table:
+                 include: list[str] | None = None, extra_ok: bool = False,
+                 types: dict[str, pa.DataType] | None = None) -> pa.Table:
     """Parse `data` into a table of string columns named `names` (only `include` kept).
 
     Raises FormatError naming the first line that does not have len(names) fields, with
     `layout` (e.g. "qid Q0 docno rank score tag") as what was expected. With `extra_ok`, fields
-    beyond len(names) are ignored, as trec_eval ignores text after a run line's tag.
+    beyond len(names) are ignored, as trec_eval ignores text after a run line's tag. `types`
+    lets Arrow convert columns while parsing (first attempt only: if a value does not convert,
+    every column comes back as strings so the caller can name the bad line).
     """
     include = include or names
     if b"\x00" in data:
@@ -76,14 +96,15 @@ def read_columns(data: bytes, path: str, names: list[str], layout: str,
         raise FormatError(path, line, "binary data (NUL byte), expected a text file")
     if _has_comments(data):
         data = _COMMENT.sub(lambda m: b"\n" if m.group(1) else b"", data)
-    if not data.strip():
+    if not data or data.isspace():
         raise InputError(path, f"empty file, expected lines of `{layout}`")
-    first = data.lstrip(b"\r\n").split(b"\n", 1)[0].rstrip(b"\r")
+    first = _first_line(data)
     delimiter = "\t" if b"\t" in first and b" " not in first else " "
-    try:
-        return _read(data, names, delimiter, include)
-    except (pa.ArrowInvalid, UnicodeDecodeError):
-        pass
+    for attempt in (types, None) if types else (None,):
+        try:
+            return _read(data, names, delimiter, include, attempt)
+        except (pa.ArrowInvalid, UnicodeDecodeError):
+            pass
     data = _normalise(data)
     try:
         return _read(data, names, " ", include)

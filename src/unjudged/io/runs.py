@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import first_duplicate, intern_topics
+from unjudged.data._strings import duplicated_in_groups, intern_topics
 from unjudged.data.run import Run, ranking_order
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import read_columns
@@ -40,10 +40,25 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
         return _from_frame(source, name, ties)
     path = display_name(source)
     data = read_bytes(source)
-    table = read_columns(data, path, _NAMES, RUN_LAYOUT, include=["qid", "docno", "rank", "score", "tag"], extra_ok=True)
-    tag = table["tag"][0].as_py()
-    return build_run(table["qid"], table["docno"], table["score"], table["rank"],
-                     name=name or tag, source=path, ties=ties, data=data)
+    include = ["qid", "docno", "score"] + (["rank"] if ties == "rank" else [])
+    table = read_columns(data, path, _NAMES, RUN_LAYOUT, include=include, extra_ok=True,
+                         types={"score": pa.float64()})
+    rank = table["rank"] if ties == "rank" else None
+    return build_run(table["qid"], table["docno"], table["score"], rank,
+                     name=name or _first_tag(data), source=path, ties=ties, data=data)
+
+
+def _first_tag(data: bytes) -> str:
+    """The run tag: the sixth field of the first data line."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        fields = data[start:end].split()
+        start = end + 1
+        if len(fields) >= 6 and not fields[0].startswith(b"#"):
+            return fields[5].decode("utf-8", "replace")
+    return "run"
 
 
 def read_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval") -> list[Run]:
@@ -79,26 +94,35 @@ def build_run(qid, docno, score, rank=None, *, name: str, source: str,
     scores = _scores(score, source, data)
     topics, tcode = intern_topics(qid)
     ranks = _ranks(rank, source, data) if ties == "rank" else None
-    dup = first_duplicate(tcode, docno)
-    if dup is not None:
-        d = docno[dup].as_py()
-        raise row_error(source, data, dup,
-                        f"docno {d!r} appears twice in topic {topics[tcode[dup]]!r}; "
-                        "each document may be ranked once per topic")
     # trec_eval holds scores as C floats, so scores equal in single precision tie (and are then
     # ordered by docno); ranking on float32 keys reproduces its rankings exactly.
     key = scores.astype(np.float32) if ties == "trec_eval" else scores
     order = ranking_order(tcode, key, docno, ranks, ties)
+    original = (tcode, docno)
     if order is not None:
         tcode = tcode[order]
         scores = scores[order]
         docno = docno.take(pa.array(order))
-    if isinstance(docno, pa.ChunkedArray):
-        docno = docno.combine_chunks() if docno.num_chunks != 1 else docno.chunk(0)
     counts = np.bincount(tcode, minlength=len(topics))
     offsets = np.zeros(len(topics) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
+    dup = duplicated_in_groups(offsets, docno)
+    if dup is not None:
+        raise _duplicate_error(dup, topics, original, source, data)
+    if isinstance(docno, pa.ChunkedArray):
+        docno = docno.combine_chunks() if docno.num_chunks != 1 else docno.chunk(0)
     return Run(name=name, topics=topics, offsets=offsets, docno=docno, score=scores, source=source)
+
+
+def _duplicate_error(dup, topics, original, source, data) -> FormatError:
+    """Name the line of the second occurrence in file order (error path only)."""
+    group, value = dup
+    tcode, docno = original
+    rows = np.flatnonzero(pc.equal(docno, value).to_numpy(zero_copy_only=False) &
+                          (tcode == group))
+    return row_error(source, data, int(rows[1]),
+                     f"docno {value!r} appears twice in topic {topics[group]!r}; "
+                     "each document may be ranked once per topic")
 
 
 def _scores(column, path: str, data: bytes | None) -> np.ndarray:
@@ -113,8 +137,18 @@ def _scores(column, path: str, data: bytes | None) -> np.ndarray:
     finite = np.isfinite(values)
     if not finite.all():
         row = int(np.flatnonzero(~finite)[0])
-        raise row_error(path, data, row, f"score {column[row].as_py()!r} is not a finite number")
+        err = row_error(path, data, row, "score is not a finite number")
+        text = _field(data, err.line, 4)
+        raise row_error(path, data, row, f"score {text!r} is not a finite number")
     return np.ascontiguousarray(values)
+
+
+def _field(data: bytes | None, line: int | None, index: int) -> str:
+    """The raw text of one field of one line (error path only)."""
+    if data is None or line is None:
+        return "?"
+    fields = data.split(b"\n")[line - 1].split()
+    return fields[index].decode("utf-8", "replace") if len(fields) > index else "?"
 
 
 def _ranks(column, path: str, data: bytes | None) -> np.ndarray:
