@@ -76,6 +76,7 @@ def ndcg_rel(j, dcg="log2", gains=None):
     dcg_p, idcg_p = _prefix_dcg(got), _prefix_dcg(ideal)
     n_pos = (ideal > 0).sum(axis=-1)
     idx = np.minimum(np.arange(got.shape[-1]), np.maximum(n_pos - 1, 0)[..., None])
+    idx = np.broadcast_to(idx, dcg_p.shape)
     at = divide(dcg_p, np.take_along_axis(np.broadcast_to(idcg_p, dcg_p.shape), idx, axis=-1))
     positive = got > 0
     total = np.where(positive, at, 0.0).sum(axis=-1)
