@@ -54,24 +54,38 @@ class Pool:
 
     @classmethod
     def build(cls, qrels: Qrels, topics: list[str], negative: str) -> "Pool":
+        """Gather the evaluated topics' grades from the qrels into one padded array."""
         n = len(topics)
         idx = qrels.topic_index
-        per_topic = []
+        q = np.array([idx.get(t, -1) for t in topics], dtype=np.int64)
+        have = q >= 0
+        lo = np.zeros(n, dtype=np.int64)
+        hi = np.zeros(n, dtype=np.int64)
+        lo[have] = qrels.topic_offsets[q[have]]
+        hi[have] = qrels.topic_offsets[q[have] + 1]
+        sizes = hi - lo
+        row = np.repeat(np.arange(n), sizes)
+        grades = qrels.key_grades[np.repeat(lo, sizes) + _ramp(sizes)].astype(np.int64)
         unjudged = np.zeros(n, dtype=np.int64)
-        for i, t in enumerate(topics):
-            j = idx.get(t)
-            g = qrels.topic_grades(j) if j is not None else np.zeros(0, np.int32)
-            if negative == "nonrel":
-                g = np.maximum(g, 0)
-            else:
-                unjudged[i] = int((g < 0).sum())
-                g = g[g >= 0]
-            per_topic.append(np.sort(g)[::-1])
-        width = max((p.size for p in per_topic), default=0)
-        sg = np.full((n, max(width, 1)), -1, dtype=np.int32)
-        for i, p in enumerate(per_topic):
-            sg[i, : p.size] = p
+        if negative == "nonrel":
+            grades = np.maximum(grades, 0)
+        else:
+            unjudged = np.bincount(row[grades < 0], minlength=n).astype(np.int64)
+            keep = grades >= 0
+            row, grades = row[keep], grades[keep]
+        order = np.lexsort((-grades, row))  # by topic, best grade first
+        row, grades = row[order], grades[order]
+        counts = np.bincount(row, minlength=n)
+        sg = np.full((n, max(int(counts.max(initial=0)), 1)), -1, dtype=np.int32)
+        sg[row, _ramp(counts)] = grades
         return cls(topics=topics, sorted_grades=sg, num_unjudged=unjudged)
+
+
+def _ramp(sizes: np.ndarray) -> np.ndarray:
+    """0..s-1 for each s in sizes, concatenated (the position of each row within its group)."""
+    total = int(sizes.sum())
+    starts = np.cumsum(sizes) - sizes
+    return np.arange(total, dtype=np.int64) - np.repeat(starts, sizes)
 
 
 @dataclass(eq=False)
@@ -151,7 +165,7 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
     starts[retrieved] = run.offsets[run_idx[retrieved]]
     # rows of the run that enter the evaluation, and where they go
     topic_of = np.repeat(np.arange(n), lengths)
-    within = np.arange(topic_of.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    within = _ramp(lengths)
     rows = starts[topic_of] + within
     docs = run.docno if _is_identity(rows, len(run)) else run.docno.take(rows)
     grades = qrels.lookup(q_idx[topic_of], qrels.doc_codes(docs))
@@ -162,7 +176,7 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
         keep = codes >= 0
         codes, topic_of = codes[keep], topic_of[keep]
         lengths = np.bincount(topic_of, minlength=n).astype(np.int64)
-        within = np.arange(topic_of.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        within = _ramp(lengths)
     depth = int(lengths.max(initial=0))
     packed = np.full((n, max(depth, 1)), PAD, dtype=np.int16)
     packed[topic_of, within] = codes
