@@ -85,7 +85,8 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
              judged_only, fmt, output) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS."""
     from unjudged._evaluate import score
-    from unjudged.io import read_qrels, read_runs
+    from unjudged.io import read_qrels
+    from unjudged.io.runs import iter_runs
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies
     from unjudged.report.tables import render
@@ -94,19 +95,19 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)
     q = read_qrels(qrels)
-    rs = read_runs(runs, ties=ties)
-    results = score(rs, q, ms, pol)
-    _note_missing_topics(rs, q)
+    results = score(_noting_missing_topics(iter_runs(runs, ties=ties), q), q, ms, pol)
     write_output(render(results, fmt, per_topic=per_topic), output)
 
 
-def _note_missing_topics(runs, qrels) -> None:
+def _noting_missing_topics(runs, qrels):
+    """Pass runs through one at a time, noting topics the qrels lack (trec_eval ignores them)."""
     for run in runs:
         extra = [t for t in run.topics if t not in qrels.topic_index]
         if extra:
             shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
             click.echo(f"unjudged: note: run {run.name}: {len(extra)} topic(s) not in the qrels "
                        f"are ignored ({shown})", err=True)
+        yield run
 
 
 @main.command("trec_eval", context_settings={"ignore_unknown_options": False})

@@ -52,19 +52,20 @@ def _fingerprint_chunk(arr: pa.Array) -> np.ndarray:
     return h
 
 
-def duplicated_in_groups(offsets: np.ndarray, column: pa.ChunkedArray | pa.Array
-                         ) -> tuple[int, str] | None:
+def duplicated_in_groups(offsets: np.ndarray, column: pa.ChunkedArray | pa.Array,
+                         fp: np.ndarray | None = None) -> tuple[int, str] | None:
     """(group, string) of a string repeated within one group of a CSR layout, or None.
 
     Rows of group i are ``offsets[i]:offsets[i+1]``. Fingerprints are sorted within each group
     (a padded 2-D sort, which stays in cache, instead of one global sort); any candidate is then
     confirmed on the strings themselves, so a hash collision never reports a false duplicate.
+    `fp` may pass the column's fingerprints when they were computed already.
     """
     lengths = np.diff(offsets)
     n, depth = lengths.size, int(lengths.max(initial=0))
     if depth < 2:
         return None
-    fp = fingerprints(column)
+    fp = fingerprints(column) if fp is None else fp
     if n * depth > 4 * fp.size + 1_000_000:  # very ragged: one global sort is cheaper
         group = np.repeat(np.arange(n, dtype=np.uint64), lengths)
         key = np.sort(fp ^ (group * _MIX))

@@ -6,14 +6,20 @@ These run only once something is known to be wrong, so they may loop over lines.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from unjudged.errors import FormatError
 
 
-def line_of_row(data: bytes | None, row: int) -> int | None:
-    """1-based line number of the `row`-th data line (blank and comment lines skipped)."""
+def line_of_row(data: Any, row: int) -> int | None:
+    """1-based line number of the `row`-th data line (blank and comment lines skipped).
+
+    `data` is the text, or a function that reads it again.
+    """
     if data is None:
         return None
+    if callable(data):
+        data = data()
     seen = -1
     for number, raw in enumerate(data.split(b"\n"), start=1):
         stripped = raw.strip()
@@ -45,5 +51,5 @@ def first_bad_int(values: list[str]) -> tuple[int, str]:
     return -1, ""
 
 
-def row_error(path: str, data: bytes | None, row: int, message: str) -> FormatError:
+def row_error(path: str, data: Any, row: int, message: str) -> FormatError:
     return FormatError(path, line_of_row(data, row), message)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import glob
 import os
-from typing import Any, BinaryIO, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import duplicated_in_groups, intern_topics
+from unjudged.data._strings import duplicated_in_groups, fingerprints, intern_topics
 from unjudged.data.run import Run, ranking_order
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import read_columns
@@ -44,8 +45,15 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
     table = read_columns(data, path, _NAMES, RUN_LAYOUT, include=include, extra_ok=True,
                          types={"score": pa.float64()})
     rank = table["rank"] if ties == "rank" else None
+    name = name or _first_tag(data)
+    if isinstance(source, (str, os.PathLike)) and str(source) != "-":
+        # the file's bytes are needed again only to name a bad line: free them, re-read then
+        del data
+        text: Any = lambda: read_bytes(source)  # noqa: E731
+    else:
+        text = data
     return build_run(table["qid"], table["docno"], table["score"], rank,
-                     name=name or _first_tag(data), source=path, ties=ties, data=data)
+                     name=name, source=path, ties=ties, data=text)
 
 
 def _first_tag(data: bytes) -> str:
@@ -63,7 +71,13 @@ def _first_tag(data: bytes) -> str:
 
 def read_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval") -> list[Run]:
     """Read several runs; directories and glob patterns expand to the files they contain."""
-    return [read_run(p, ties=ties) for p in expand_paths(sources)]
+    return list(iter_runs(sources, ties=ties))
+
+
+def iter_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval") -> Iterator[Run]:
+    """Read runs one at a time, so that a long list never has to fit in memory at once."""
+    for p in expand_paths(sources):
+        yield read_run(p, ties=ties)
 
 
 def expand_paths(sources: Iterable[Any]) -> list[Any]:
@@ -89,24 +103,33 @@ def expand_paths(sources: Iterable[Any]) -> list[Any]:
 
 
 def build_run(qid, docno, score, rank=None, *, name: str, source: str,
-              ties: TieBreak = "trec_eval", data: bytes | None = None) -> Run:
-    """Validate columns (Arrow arrays) and put them in ranking order."""
+              ties: TieBreak = "trec_eval", data: Any = None) -> Run:
+    """Validate columns (Arrow arrays) and put them in ranking order.
+
+    `data` is the file's text, or a function returning it, used only to name a bad line.
+    """
     scores = _scores(score, source, data)
-    topics, tcode = intern_topics(qid)
-    ranks = _ranks(rank, source, data) if ties == "rank" else None
-    # trec_eval holds scores as C floats, so scores equal in single precision tie (and are then
-    # ordered by docno); ranking on float32 keys reproduces its rankings exactly.
-    key = scores.astype(np.float32) if ties == "trec_eval" else scores
-    order = ranking_order(tcode, key, docno, ranks, ties)
-    original = (tcode, docno)
+    # fingerprinting (numpy, releases the GIL) overlaps with interning and sorting (Arrow)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        prints = pool.submit(fingerprints, docno)
+        topics, tcode = intern_topics(qid)
+        ranks = _ranks(rank, source, data) if ties == "rank" else None
+        # trec_eval holds scores as C floats, so scores equal in single precision tie (and are
+        # then ordered by docno); ranking on float32 keys reproduces its rankings exactly.
+        key = scores.astype(np.float32) if ties == "trec_eval" else scores
+        order = ranking_order(tcode, key, docno, ranks, ties)
+        original = (tcode, docno)
+        if order is not None:
+            tcode = tcode[order]
+            scores = scores[order]
+            docno = docno.take(pa.array(order))
+        fp = prints.result()
     if order is not None:
-        tcode = tcode[order]
-        scores = scores[order]
-        docno = docno.take(pa.array(order))
+        fp = fp[order]
     counts = np.bincount(tcode, minlength=len(topics))
     offsets = np.zeros(len(topics) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    dup = duplicated_in_groups(offsets, docno)
+    dup = duplicated_in_groups(offsets, docno, fp)
     if dup is not None:
         raise _duplicate_error(dup, topics, original, source, data)
     if isinstance(docno, pa.ChunkedArray):
@@ -125,7 +148,7 @@ def _duplicate_error(dup, topics, original, source, data) -> FormatError:
                      "each document may be ranked once per topic")
 
 
-def _scores(column, path: str, data: bytes | None) -> np.ndarray:
+def _scores(column, path: str, data: Any) -> np.ndarray:
     if pa.types.is_floating(column.type) or pa.types.is_integer(column.type):
         values = np.asarray(column.to_numpy(), dtype=np.float64)
     else:
@@ -143,15 +166,16 @@ def _scores(column, path: str, data: bytes | None) -> np.ndarray:
     return np.ascontiguousarray(values)
 
 
-def _field(data: bytes | None, line: int | None, index: int) -> str:
+def _field(data, line: int | None, index: int) -> str:
     """The raw text of one field of one line (error path only)."""
     if data is None or line is None:
         return "?"
+    data = data() if callable(data) else data
     fields = data.split(b"\n")[line - 1].split()
     return fields[index].decode("utf-8", "replace") if len(fields) > index else "?"
 
 
-def _ranks(column, path: str, data: bytes | None) -> np.ndarray:
+def _ranks(column, path: str, data: Any) -> np.ndarray:
     try:
         return pc.cast(column, pa.int64()).to_numpy()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
