@@ -100,3 +100,11 @@ def test_complete_averages_over_all_qrels_topics():
     run = {"1": {"a": 1.0}}
     assert unjudged.evaluate(run, qrels, "P@1", per_topic=False).value[0] == 1.0
     assert unjudged.evaluate(run, qrels, "P@1", per_topic=False, complete=True).value[0] == 0.5
+
+
+def test_ties_fixed_in_place_when_scores_already_descend(tmp_path):
+    p = tmp_path / "r"
+    p.write_text("1 Q0 b 1 2.0 t\n1 Q0 c 2 1.0 t\n1 Q0 a 3 1.0 t\n1 Q0 d 4 1.0 t\n"
+                 "1 Q0 e 5 0.5 t\n2 Q0 y 1 1.0 t\n2 Q0 z 2 1.0 t\n")
+    assert read_run(p).docno.to_pylist() == ["b", "d", "c", "a", "e", "z", "y"]
+    assert read_run(p, ties="docno").docno.to_pylist() == ["b", "a", "c", "d", "e", "y", "z"]

@@ -72,11 +72,14 @@ def duplicated_in_groups(offsets: np.ndarray, column: pa.ChunkedArray | pa.Array
         if not np.any(key[1:] == key[:-1]):
             return None
         return _confirm(offsets, column, range(n))
-    grid = np.broadcast_to(np.iinfo(np.uint64).max - np.arange(depth, dtype=np.uint64),
-                           (n, depth)).copy()
-    group = np.repeat(np.arange(n), lengths)
-    within = np.arange(fp.size) - np.repeat(offsets[:-1], lengths)
-    grid[group, within] = fp
+    if np.all(lengths == depth):  # every topic equally long: the grid is a reshape
+        grid = fp.reshape(n, depth).copy()
+    else:
+        grid = np.broadcast_to(np.iinfo(np.uint64).max - np.arange(depth, dtype=np.uint64),
+                               (n, depth)).copy()
+        group = np.repeat(np.arange(n), lengths)
+        within = np.arange(fp.size) - np.repeat(offsets[:-1], lengths)
+        grid[group, within] = fp
     grid.sort(axis=1)
     suspects = np.flatnonzero((grid[:, 1:] == grid[:, :-1]).any(axis=1))
     return _confirm(offsets, column, suspects.tolist()) if suspects.size else None

@@ -72,10 +72,31 @@ def ranking_order(tcode: np.ndarray, score: np.ndarray, docno: pa.ChunkedArray |
     if _already_ranked(tcode, score, docno, descending_docno=ties == "trec_eval"):
         return None
     direction = "descending" if ties == "trec_eval" else "ascending"
+    if _nondecreasing(tcode) and _within(tcode, score[1:] <= score[:-1]):
+        return _order_ties(tcode, score, docno, direction)
     table = pa.table({"t": tcode, "s": score, "d": docno})
     idx = pc.sort_indices(table, sort_keys=[("t", "ascending"), ("s", "descending"),
                                             ("d", direction)])
     return idx.to_numpy()
+
+
+def _order_ties(tcode, score, docno, direction: str) -> np.ndarray:
+    """Rows already grouped by topic and by descending score: sort only the runs of tied
+    scores by docno (usually a few percent of the rows) instead of the whole run."""
+    n = tcode.size
+    eq = (tcode[1:] == tcode[:-1]) & (score[1:] == score[:-1])
+    in_tie = np.zeros(n, dtype=bool)
+    in_tie[1:] |= eq
+    in_tie[:-1] |= eq
+    rows = np.flatnonzero(in_tie)
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = ~eq
+    group = np.cumsum(starts)[rows]
+    sub = pa.table({"g": group, "d": docno.take(pa.array(rows))})
+    idx = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", direction)]).to_numpy()
+    order = np.arange(n)
+    order[rows] = rows[idx]
+    return order
 
 
 def _nondecreasing(a: np.ndarray) -> bool:
