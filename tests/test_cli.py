@@ -90,3 +90,15 @@ def test_help_is_fast_and_lazy():
     helped = subprocess.run([sys.executable, "-m", "unjudged", "--help"], capture_output=True,
                             text=True)
     assert helped.returncode == 0 and "trec_eval" in helped.stdout
+
+
+def test_eval_never_imports_pandas(tmp_path):
+    """pyarrow's to_numpy/pa.array/pa.scalar pull in pandas (time and memory on every run);
+    the command-line path must avoid them."""
+    qrels, runs = _files(tmp_path)
+    code = ("import sys; from unjudged.cli import main; sys.argv = ['unjudged', 'eval', "
+            f"{qrels!r}, {str(runs)!r}, '-m', 'nDCG@10', '-m', 'Bpref']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.splitlines()[-1] == "False", out.stderr

@@ -9,6 +9,52 @@ import pyarrow.compute as pc
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
+def numpy_of(values: pa.ChunkedArray | pa.Array, null: float | int = np.nan) -> np.ndarray:
+    """An Arrow (chunked) numeric or boolean array as one numpy array; nulls become `null`.
+
+    pyarrow's own to_numpy (and pa.scalar, pa.array) import pandas, which costs time and
+    memory on every command; reading the buffers directly does not.
+    """
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    parts = [_chunk_numpy(c, null) for c in chunks]
+    if not parts:
+        return np.zeros(0, dtype=_NUMPY_TYPES.get(str(values.type), "float64"))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def arrow_of(values: np.ndarray) -> pa.Array:
+    """A numeric numpy array as an Arrow array without a copy (pa.array imports pandas)."""
+    values = np.ascontiguousarray(values)
+    if values.dtype == bool:
+        values = values.astype(np.uint8)
+    kind = pa.from_numpy_dtype(values.dtype)
+    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+
+
+def _bits(buf, offset: int, n: int) -> np.ndarray:
+    bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little")
+    return bits[offset : offset + n].astype(bool)
+
+
+def _chunk_numpy(c: pa.Array, null: float | int) -> np.ndarray:
+    if pa.types.is_boolean(c.type):
+        out = _bits(c.buffers()[1], c.offset, len(c))
+    else:
+        dtype = np.dtype(_NUMPY_TYPES[str(c.type)])
+        out = np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c),
+                            offset=c.offset * dtype.itemsize)
+    if c.null_count:
+        valid = _bits(c.buffers()[0], c.offset, len(c))
+        out = out.astype(np.result_type(out.dtype, np.asarray(null).dtype))
+        out[~valid] = null
+    return out
+
+
+_NUMPY_TYPES = {"double": "float64", "float": "float32", "int64": "int64", "int32": "int32",
+                "int16": "int16", "int8": "int8", "uint64": "uint64", "uint32": "uint32",
+                "uint16": "uint16", "uint8": "uint8"}
+
+
 def intern_topics(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.ndarray]:
     """Topic ids sorted by byte order (trec_eval's strcmp) and each row's index into them."""
     encoded = pc.dictionary_encode(column)
@@ -18,7 +64,7 @@ def intern_topics(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.nda
     order = sorted(range(len(names)), key=lambda i: names[i].encode())
     rank = np.empty(len(names), dtype=np.int32)
     rank[order] = np.arange(len(names), dtype=np.int32)
-    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    codes = rank[numpy_of(encoded.indices)]
     return [names[i] for i in order], codes
 
 

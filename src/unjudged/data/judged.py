@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
+from unjudged.data._strings import arrow_of
 from unjudged.data.qrels import MISSING, Qrels
 from unjudged.data.run import Run
 from unjudged.policies import Policies
@@ -167,7 +168,7 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
     topic_of = np.repeat(np.arange(n), lengths)
     within = _ramp(lengths)
     rows = starts[topic_of] + within
-    docs = run.docno if _is_identity(rows, len(run)) else run.docno.take(rows)
+    docs = run.docno if _is_identity(rows, len(run)) else run.docno.take(arrow_of(rows))
     grades = qrels.lookup(q_idx[topic_of], qrels.doc_codes(docs))
     negative = (grades < 0) & (grades != MISSING)
     codes = np.where(grades == MISSING, NONPOOL, grades)

@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from unjudged.data._strings import arrow_of, numpy_of
 from unjudged.policies import TieBreak
 
 
@@ -74,10 +75,10 @@ def ranking_order(tcode: np.ndarray, score: np.ndarray, docno: pa.ChunkedArray |
     direction = "descending" if ties == "trec_eval" else "ascending"
     if _nondecreasing(tcode) and _within(tcode, score[1:] <= score[:-1]):
         return _order_ties(tcode, score, docno, direction)
-    table = pa.table({"t": tcode, "s": score, "d": docno})
+    table = pa.table({"t": arrow_of(tcode), "s": arrow_of(score), "d": docno})
     idx = pc.sort_indices(table, sort_keys=[("t", "ascending"), ("s", "descending"),
                                             ("d", direction)])
-    return idx.to_numpy()
+    return numpy_of(idx)
 
 
 def _order_ties(tcode, score, docno, direction: str) -> np.ndarray:
@@ -92,8 +93,8 @@ def _order_ties(tcode, score, docno, direction: str) -> np.ndarray:
     starts = np.ones(n, dtype=bool)
     starts[1:] = ~eq
     group = np.cumsum(starts)[rows]
-    sub = pa.table({"g": group, "d": docno.take(pa.array(rows))})
-    idx = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", direction)]).to_numpy()
+    sub = pa.table({"g": arrow_of(group), "d": docno.take(arrow_of(rows))})
+    idx = numpy_of(pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", direction)]))
     order = np.arange(n)
     order[rows] = rows[idx]
     return order
@@ -120,7 +121,7 @@ def _already_ranked(tcode: np.ndarray, score: np.ndarray, docno, descending_docn
     tied = np.flatnonzero(same & (score[1:] == score[:-1]))
     if tied.size == 0:
         return True
-    first = docno.take(pa.array(tied))
-    second = docno.take(pa.array(tied + 1))
+    first = docno.take(arrow_of(tied))
+    second = docno.take(arrow_of(tied + 1))
     cmp = pc.greater if descending_docno else pc.less
     return bool(pc.all(cmp(first, second)).as_py())

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import intern_topics
+from unjudged.data._strings import intern_topics, numpy_of
 from unjudged.data.qrels import Qrels
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import read_columns
@@ -56,11 +56,11 @@ def build_qrels(qid, group, docno, grade, *, source: str, data: bytes | None = N
     if isinstance(enc, pa.ChunkedArray):
         enc = enc.combine_chunks()
     docs = enc.dictionary
-    dcode = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    dcode = numpy_of(enc.indices).astype(np.int64)
     gcodes = pc.dictionary_encode(group)
     if isinstance(gcodes, pa.ChunkedArray):
         gcodes = gcodes.combine_chunks()
-    gcode = gcodes.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    gcode = numpy_of(gcodes.indices).astype(np.int64)
     key = tcode.astype(np.int64) * len(docs) + dcode
     _check_conflicts(key, gcode, grades, source, data, topics, docs, tcode, dcode)
     order = np.lexsort((grades, key))
@@ -94,9 +94,9 @@ def _check_conflicts(key, gcode, grades, source, data, topics, docs, tcode, dcod
 
 def _grades(column, path: str, data: bytes | None) -> np.ndarray:
     if pa.types.is_integer(column.type):
-        return np.asarray(column.to_numpy(), dtype=np.int64)
+        return np.asarray(numpy_of(column), dtype=np.int64)
     try:
-        return pc.cast(column, pa.int64()).to_numpy().astype(np.int64)
+        return numpy_of(pc.cast(column, pa.int64())).astype(np.int64)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         row, msg = first_bad_int(column.to_pylist())
         raise row_error(path, data, row, msg + ", expected an integer grade in column 4") from None

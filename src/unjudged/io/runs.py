@@ -11,7 +11,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import duplicated_in_groups, fingerprints, intern_topics
+from unjudged.data._strings import (arrow_of, duplicated_in_groups, fingerprints,
+                                    intern_topics, numpy_of)
 from unjudged.data.run import Run, ranking_order
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import read_columns
@@ -122,7 +123,7 @@ def build_run(qid, docno, score, rank=None, *, name: str, source: str,
         if order is not None:
             tcode = tcode[order]
             scores = scores[order]
-            docno = docno.take(pa.array(order))
+            docno = docno.take(arrow_of(order))
         fp = prints.result()
     if order is not None:
         fp = fp[order]
@@ -141,7 +142,7 @@ def _duplicate_error(dup, topics, original, source, data) -> FormatError:
     """Name the line of the second occurrence in file order (error path only)."""
     group, value = dup
     tcode, docno = original
-    rows = np.flatnonzero(pc.equal(docno, value).to_numpy(zero_copy_only=False) &
+    rows = np.flatnonzero(numpy_of(pc.equal(docno, value)) &
                           (tcode == group))
     return row_error(source, data, int(rows[1]),
                      f"docno {value!r} appears twice in topic {topics[group]!r}; "
@@ -150,10 +151,10 @@ def _duplicate_error(dup, topics, original, source, data) -> FormatError:
 
 def _scores(column, path: str, data: Any) -> np.ndarray:
     if pa.types.is_floating(column.type) or pa.types.is_integer(column.type):
-        values = np.asarray(column.to_numpy(), dtype=np.float64)
+        values = np.asarray(numpy_of(column), dtype=np.float64)
     else:
         try:
-            values = pc.cast(column, pa.float64()).to_numpy()
+            values = numpy_of(pc.cast(column, pa.float64()))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             row, msg = first_bad_float(column.to_pylist())
             raise row_error(path, data, row, msg + ", expected a number in column 5") from None
@@ -177,7 +178,7 @@ def _field(data, line: int | None, index: int) -> str:
 
 def _ranks(column, path: str, data: Any) -> np.ndarray:
     try:
-        return pc.cast(column, pa.int64()).to_numpy()
+        return numpy_of(pc.cast(column, pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         values = column.to_pylist()
         for i, v in enumerate(values):
