@@ -179,8 +179,11 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
         lengths = np.bincount(topic_of, minlength=n).astype(np.int64)
         within = _ramp(lengths)
     depth = int(lengths.max(initial=0))
-    packed = np.full((n, max(depth, 1)), PAD, dtype=np.int16)
-    packed[topic_of, within] = codes
+    if depth and np.all(lengths == depth):  # equally long rankings: packing is a reshape
+        packed = codes.astype(np.int16).reshape(n, depth)
+    else:
+        packed = np.full((n, max(depth, 1)), PAD, dtype=np.int16)
+        packed[topic_of, within] = codes
     return Judged(run.name, topics, packed, lengths, pool, retrieved, policies)
 
 
