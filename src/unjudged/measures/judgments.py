@@ -6,8 +6,8 @@ import numpy as np
 
 from unjudged.data.judged import NONPOOL, PAD
 from unjudged.measures._common import divide, level
-from unjudged.measures._spec import MeasureSpec, Param, register
-from unjudged.measures.precision import REL, TREC
+from unjudged.measures._spec import MeasureSpec, register
+from unjudged.measures.precision import REL
 
 INFAP_EPSILON = 1e-5
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from unjudged.measures import Measure, parse_measure
+from unjudged.measures import parse_measure
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
