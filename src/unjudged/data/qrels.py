@@ -60,9 +60,7 @@ class Qrels:
         ok = (doc_codes >= 0) & (topic_codes >= 0)
         if not ok.any() or self.keys.size == 0:
             return out
-        everything = bool(ok.all())  # the usual case: skip two 7M-element gathers
-        k = (topic_codes if everything else topic_codes[ok]).astype(np.int64) * len(self.docs)
-        k += doc_codes if everything else doc_codes[ok]
+        k = topic_codes[ok].astype(np.int64) * len(self.docs) + doc_codes[ok]
         pos = np.searchsorted(self.keys, k)
         pos_c = np.minimum(pos, self.keys.size - 1)
         hit = self.keys[pos_c] == k

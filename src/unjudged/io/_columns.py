@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.csv as pcsv
 
 from unjudged.errors import FormatError, InputError
+from unjudged.io._source import data_lines, iter_lines
 
 _COMMENT = re.compile(rb"^[ \t]*#[^\n]*(\n|$)", re.M)
 _BLANKS = b" \t\r\v\f"
@@ -24,19 +25,6 @@ def _has_comments(data: bytes) -> bool:
     if b"#" not in data:  # one memchr over the buffer; the regex only runs when needed
         return False
     return data.lstrip(_BLANKS).startswith(b"#") or re.search(rb"\n[ \t]*#", data) is not None
-
-
-def _first_line(data: bytes) -> bytes:
-    """The first non-empty line, found without copying the buffer."""
-    start = 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        line = data[start:end].rstrip(b"\r")
-        if line.strip():
-            return line
-        start = end + 1
-    return b""
 
 
 def _normalise(data: bytes) -> bytes:
@@ -98,7 +86,7 @@ def read_columns(data: bytes, path: str, names: list[str], layout: str,
         data = _COMMENT.sub(lambda m: b"\n" if m.group(1) else b"", data)
     if not data or data.isspace():
         raise InputError(path, f"empty file, expected lines of `{layout}`")
-    first = _first_line(data)
+    first = next((line for _, line in iter_lines(data) if line.strip()), b"")
     delimiter = "\t" if b"\t" in first and b" " not in first else " "
     for attempt in (types, None) if types else (None,):
         try:
@@ -123,12 +111,9 @@ def read_columns(data: bytes, path: str, names: list[str], layout: str,
 def _diagnose(data: bytes, path: str, ncols: int, layout: str,
               extra_ok: bool = False) -> FormatError | None:
     """Walk the lines to name the first bad one (only on the error path)."""
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        fields = raw.split()
-        if not fields or fields[0].startswith(b"#"):
-            continue
+    for number, fields in data_lines(data):
         try:
-            raw.decode("utf-8")
+            b" ".join(fields).decode("utf-8")
         except UnicodeDecodeError:
             return FormatError(path, number, "not UTF-8 text (binary data?)")
         if len(fields) < ncols or (len(fields) > ncols and not extra_ok):

@@ -10,7 +10,7 @@ import gzip
 import lzma
 import os
 import sys
-from typing import BinaryIO
+from typing import BinaryIO, Iterator
 
 from unjudged.errors import InputError
 
@@ -26,6 +26,24 @@ def display_name(source: str | os.PathLike[str] | BinaryIO) -> str:
     if isinstance(source, (str, os.PathLike)):
         return "<stdin>" if str(source) == "-" else os.fspath(source)
     return getattr(source, "name", "<stream>")
+
+
+def iter_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """(1-based number, line without its CR/LF) for each line, without copying the buffer."""
+    start, number = 0, 1
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        yield number, data[start:end].rstrip(b"\r")
+        start, number = end + 1, number + 1
+
+
+def data_lines(data: bytes) -> Iterator[tuple[int, list[bytes]]]:
+    """(line number, fields) of every line that is neither blank nor a `#` comment."""
+    for number, line in iter_lines(data):
+        fields = line.split()
+        if fields and not fields[0].startswith(b"#"):
+            yield number, fields
 
 
 def read_bytes(source: str | os.PathLike[str] | BinaryIO) -> bytes:

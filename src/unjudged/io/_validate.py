@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from unjudged.errors import FormatError
+from unjudged.io._source import data_lines
 
 
 def line_of_row(data: Any, row: int) -> int | None:
@@ -20,15 +21,21 @@ def line_of_row(data: Any, row: int) -> int | None:
         return None
     if callable(data):
         data = data()
-    seen = -1
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith(b"#"):
-            continue
-        seen += 1
+    for seen, (number, _) in enumerate(data_lines(data)):
         if seen == row:
             return number
     return None
+
+
+def field_text(data: Any, line: int | None, index: int) -> str:
+    """The raw text of field `index` of a line (error path only)."""
+    if data is None or line is None:
+        return "?"
+    data = data() if callable(data) else data
+    for number, fields in data_lines(data):
+        if number == line:
+            return fields[index].decode("utf-8", "replace") if len(fields) > index else "?"
+    return "?"
 
 
 def first_bad_float(values: list[str]) -> tuple[int, str]:
@@ -42,12 +49,12 @@ def first_bad_float(values: list[str]) -> tuple[int, str]:
     return -1, ""
 
 
-def first_bad_int(values: list[str]) -> tuple[int, str]:
+def first_bad_int(values: list[str], what: str = "grade") -> tuple[int, str]:
     for i, v in enumerate(values):
         try:
             int(v)
         except ValueError:
-            return i, f"grade {v!r} is not an integer"
+            return i, f"{what} {v!r} is not an integer"
     return -1, ""
 
 

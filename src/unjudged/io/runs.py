@@ -16,8 +16,9 @@ from unjudged.data._strings import (arrow_of, duplicated_in_groups, fingerprints
 from unjudged.data.run import Run, ranking_order
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import read_columns
-from unjudged.io._source import display_name, read_bytes
-from unjudged.io._validate import first_bad_float, row_error
+from unjudged.io._source import data_lines, display_name, read_bytes
+from unjudged.io._validate import (field_text, first_bad_float, first_bad_int, line_of_row,
+                                   row_error)
 from unjudged.policies import TieBreak
 
 RUN_LAYOUT = "qid Q0 docno rank score tag"
@@ -59,15 +60,8 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
 
 def _first_tag(data: bytes) -> str:
     """The run tag: the sixth field of the first data line."""
-    start = 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        fields = data[start:end].split()
-        start = end + 1
-        if len(fields) >= 6 and not fields[0].startswith(b"#"):
-            return fields[5].decode("utf-8", "replace")
-    return "run"
+    return next((f[5].decode("utf-8", "replace") for _, f in data_lines(data) if len(f) >= 6),
+                "run")
 
 
 def read_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval") -> list[Run]:
@@ -161,32 +155,18 @@ def _scores(column, path: str, data: Any) -> np.ndarray:
     finite = np.isfinite(values)
     if not finite.all():
         row = int(np.flatnonzero(~finite)[0])
-        err = row_error(path, data, row, "score is not a finite number")
-        text = _field(data, err.line, 4)
-        raise row_error(path, data, row, f"score {text!r} is not a finite number")
+        line = line_of_row(data, row)
+        text = field_text(data, line, 4)
+        raise FormatError(path, line, f"score {text!r} is not a finite number")
     return np.ascontiguousarray(values)
-
-
-def _field(data, line: int | None, index: int) -> str:
-    """The raw text of one field of one line (error path only)."""
-    if data is None or line is None:
-        return "?"
-    data = data() if callable(data) else data
-    fields = data.split(b"\n")[line - 1].split()
-    return fields[index].decode("utf-8", "replace") if len(fields) > index else "?"
 
 
 def _ranks(column, path: str, data: Any) -> np.ndarray:
     try:
         return numpy_of(pc.cast(column, pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        values = column.to_pylist()
-        for i, v in enumerate(values):
-            try:
-                int(v)
-            except ValueError:
-                raise row_error(path, data, i, f"rank {v!r} is not an integer") from None
-        raise FormatError(path, None, "bad rank column") from None
+        row, msg = first_bad_int(column.to_pylist(), "rank")
+        raise row_error(path, data, row, msg + ", expected an integer rank in column 4") from None
 
 
 def _is_dataframe(obj: Any) -> bool:

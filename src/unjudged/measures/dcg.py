@@ -96,10 +96,9 @@ def r_ndcg(j, dcg="log2", gains=None):
     b = np.arange(1, width + 1)
     nxt = np.concatenate([ideal[..., 1:], np.zeros(ideal.shape[:-1] + (1,))], axis=-1)
     point = (b <= n_pos[..., None]) & ((nxt != ideal) | (b == n_pos[..., None]))
-    run_idx = np.minimum(b, ret[..., None]) - 1
-    dcg_at = np.where(run_idx >= 0, np.take_along_axis(
-        dcg_p, np.maximum(run_idx, 0).astype(np.int64) * np.ones_like(dcg_p, dtype=np.int64),
-        axis=-1), 0.0)
+    run_idx = np.broadcast_to(np.minimum(b, ret[..., None]) - 1, dcg_p.shape)
+    dcg_at = np.where(run_idx >= 0,
+                      np.take_along_axis(dcg_p, np.maximum(run_idx, 0), axis=-1), 0.0)
     vals = np.where(point, divide(dcg_at, idcg_p), 0.0)
     total, count = vals.sum(axis=-1), point.sum(axis=-1).astype(np.float64)
     extra = (ret > n_pos + 1) & (n_pos > 0)
