@@ -16,11 +16,11 @@ from unjudged.policies import Policies
 from unjudged.results import Results, RunResult
 
 
-def _as_runs(runs: Any, ties: str) -> list[Run]:
+def _as_runs(runs: Any, ties: str, qrels: Qrels | None = None) -> list[Run]:
     if isinstance(runs, (Run, dict)) or type(runs).__name__ == "DataFrame" or \
             isinstance(runs, (str, bytes)) or hasattr(runs, "__fspath__"):
         runs = [runs]
-    return [read_run(r, ties=ties) for r in expand_paths(runs)]
+    return [read_run(r, ties=ties, qrels=qrels) for r in expand_paths(runs)]
 
 
 def score(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
@@ -59,5 +59,5 @@ def evaluate(runs: Any, qrels: Any, measures: Any, *, per_topic: bool = True,
     pol = (policies or Policies()).but(**policy_kw) if policy_kw else (policies or Policies())
     ms = parse_measures(measures)
     q = read_qrels(qrels)
-    results = score(_as_runs(runs, pol.ties), q, ms, pol)
+    results = score(_as_runs(runs, pol.ties, q), q, ms, pol)
     return results.to_pandas(per_topic=per_topic, summary=summary)

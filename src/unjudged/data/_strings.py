@@ -76,19 +76,28 @@ def fingerprints(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
 
 
-def _fingerprint_chunk(arr: pa.Array) -> np.ndarray:
+def _byte_matrix(arr: pa.Array, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(rows x width uint8 matrix of each string's bytes, zero-padded; lengths).
+
+    `width` defaults to the longest string rounded up to whole 8-byte words."""
     if arr.type == pa.large_string():
         arr = arr.cast(pa.string())
     offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
     data = arr.buffers()[2]
     buf = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(1, np.uint8)
     lengths = np.diff(offsets)
-    width = max(8, int(-(-int(lengths.max(initial=1)) // 8) * 8))
+    if width is None:
+        width = max(8, int(-(-int(lengths.max(initial=1)) // 8) * 8))
     cols = np.arange(width, dtype=np.int32)
     pos = offsets[:-1, None] + cols  # int32: Arrow string offsets are 32-bit
     np.minimum(pos, max(buf.size - 1, 0), out=pos)
     mat = buf[pos]
     mat[cols[None, :] >= lengths[:, None]] = 0
+    return mat, lengths
+
+
+def _fingerprint_chunk(arr: pa.Array) -> np.ndarray:
+    mat, lengths = _byte_matrix(arr)
     words = np.ascontiguousarray(mat).view(np.uint64)
     h = words[:, 0].copy()
     if words.shape[1] > 1:
@@ -98,14 +107,57 @@ def _fingerprint_chunk(arr: pa.Array) -> np.ndarray:
     return h
 
 
+def sort_keys(column: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
+    """Integers that sort like the strings (byte order), or None if some string is longer
+    than 8 bytes (the first 8 bytes, big-endian and zero-padded, then no longer decide)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    mat, lengths = _byte_matrix(column, 8)
+    if lengths.size and lengths.max() > 8:
+        return None
+    return np.ascontiguousarray(mat).view(">u8").ravel().astype(np.uint64)
+
+
+def topic_blocks(column: pa.ChunkedArray | pa.Array
+                 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Intern topic ids through their runs of equal values: (topics, codes per row, block
+    starts, block codes).
+
+    A run file lists each topic's lines together, so a 7-million-line run has a few thousand
+    blocks; only those are hashed, not every row.
+    """
+    n = len(column)
+    if n == 0:
+        topics, codes = intern_topics(column)
+        return topics, codes, np.zeros(0, dtype=np.int64), codes
+    encoded = pc.run_end_encode(column)
+    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+    ends, values, base = [], [], 0
+    for c in chunks:
+        ends.append(numpy_of(c.run_ends).astype(np.int64) + base)
+        values.append(c.values)
+        base += len(c)
+    topics, codes = intern_topics(pa.chunked_array(values, type=column.type))
+    ends_all = np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64)
+    starts = np.concatenate(([0], ends_all[:-1])).astype(np.int64)
+    first = np.ones(codes.size, dtype=bool)  # blocks split only by a chunk boundary merge
+    first[1:] = codes[1:] != codes[:-1]
+    starts, codes = starts[first], codes[first]
+    sizes = np.diff(np.append(starts, n))
+    return topics, np.repeat(codes, sizes), starts, codes
+
+
 def duplicated_in_groups(offsets: np.ndarray, column: pa.ChunkedArray | pa.Array,
-                         fp: np.ndarray | None = None) -> tuple[int, str] | None:
+                         fp: np.ndarray | None = None, own: bool = False
+                         ) -> tuple[int, str] | None:
     """(group, string) of a string repeated within one group of a CSR layout, or None.
 
     Rows of group i are ``offsets[i]:offsets[i+1]``. Fingerprints are sorted within each group
     (a padded 2-D sort, which stays in cache, instead of one global sort); any candidate is then
     confirmed on the strings themselves, so a hash collision never reports a false duplicate.
-    `fp` may pass the column's fingerprints when they were computed already.
+    `fp` may pass the column's fingerprints when they were computed already; `column` may then
+    be a function returning the column, called only to confirm a candidate. With `own`, the
+    caller no longer needs `fp`, which may then be sorted in place.
     """
     lengths = np.diff(offsets)
     n, depth = lengths.size, int(lengths.max(initial=0))
@@ -119,7 +171,7 @@ def duplicated_in_groups(offsets: np.ndarray, column: pa.ChunkedArray | pa.Array
             return None
         return _confirm(offsets, column, range(n))
     if np.all(lengths == depth):  # every topic equally long: the grid is a reshape
-        grid = fp.reshape(n, depth).copy()
+        grid = fp.reshape(n, depth) if own else fp.reshape(n, depth).copy()
     else:
         grid = np.broadcast_to(np.iinfo(np.uint64).max - np.arange(depth, dtype=np.uint64),
                                (n, depth)).copy()
@@ -133,6 +185,7 @@ def duplicated_in_groups(offsets: np.ndarray, column: pa.ChunkedArray | pa.Array
 
 def _confirm(offsets, column, groups) -> tuple[int, str] | None:
     """Check candidate groups on the real strings (error path only)."""
+    column = column() if callable(column) else column
     for g in groups:
         seen: set[str] = set()
         for value in column[int(offsets[g]) : int(offsets[g + 1])].to_pylist():

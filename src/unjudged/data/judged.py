@@ -12,7 +12,6 @@ from functools import cached_property
 
 import numpy as np
 
-from unjudged.data._strings import arrow_of
 from unjudged.data.qrels import MISSING, Qrels
 from unjudged.data.run import Run
 from unjudged.policies import Policies
@@ -52,6 +51,9 @@ class Pool:
             return g if depth is None else g[:, :depth]
         pad = np.full((g.shape[0], depth - g.shape[1]), -1, dtype=g.dtype)
         return np.concatenate([g, pad], axis=1)
+
+    def topic_slice(self, a: int, b: int) -> "Pool":
+        return Pool(self.topics[a:b], self.sorted_grades[a:b], self.num_unjudged[a:b])
 
     @classmethod
     def build(cls, qrels: Qrels, topics: list[str], negative: str) -> "Pool":
@@ -125,6 +127,12 @@ class Judged:
         pad = np.full(g.shape[:-1] + (k - g.shape[-1],), PAD, dtype=g.dtype)
         return np.concatenate([g, pad], axis=-1)
 
+    def topic_slice(self, a: int, b: int) -> "Judged":
+        """Topics a..b-1 only (measures work on slices to keep temporaries in cache)."""
+        return Judged(self.run_name, self.topics[a:b], self.grades[..., a:b, :],
+                      self.length[a:b], self.pool.topic_slice(a, b), self.retrieved[a:b],
+                      self.policies)
+
     def with_grades(self, grades: np.ndarray, length: np.ndarray | None = None) -> "Judged":
         """The same batch with other grades (a strategy's output)."""
         return Judged(self.run_name, self.topics, grades,
@@ -162,32 +170,39 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
     lengths[retrieved] = run.lengths()[run_idx[retrieved]]
     if policies.depth is not None:
         lengths = np.minimum(lengths, policies.depth)
-    starts = np.zeros(n, dtype=np.int64)
-    starts[retrieved] = run.offsets[run_idx[retrieved]]
-    # rows of the run that enter the evaluation, and where they go
-    topic_of = np.repeat(np.arange(n), lengths)
-    within = _ramp(lengths)
-    rows = starts[topic_of] + within
-    docs = run.docno if _is_identity(rows, len(run)) else run.docno.take(arrow_of(rows))
-    grades = qrels.lookup(q_idx[topic_of], qrels.doc_codes(docs))
-    negative = (grades < 0) & (grades != MISSING)
-    codes = np.where(grades == MISSING, NONPOOL, grades)
-    codes[negative] = 0 if policies.negative == "nonrel" else UNJUDGED
-    if policies.judged_only:
-        keep = codes >= 0
-        codes, topic_of = codes[keep], topic_of[keep]
-        lengths = np.bincount(topic_of, minlength=n).astype(np.int64)
-        within = _ramp(lengths)
     depth = int(lengths.max(initial=0))
-    if depth and np.all(lengths == depth):  # equally long rankings: packing is a reshape
-        packed = codes.astype(np.int16).reshape(n, depth)
-    else:
-        packed = np.full((n, max(depth, 1)), PAD, dtype=np.int16)
-        packed[topic_of, within] = codes
+    # Every position inside a ranking starts as NONPOOL, past its end as PAD; then only the
+    # rows whose document the qrels know (a few percent) are looked up and written.
+    packed = np.full((n, max(depth, 1)), NONPOOL, dtype=np.int16)
+    if depth == 0 or not np.all(lengths == depth):
+        packed[np.arange(packed.shape[1]) >= lengths[:, None]] = PAD
+    codes = run.doc_codes(qrels)
+    known = np.flatnonzero(codes >= 0)
+    run_topic = np.searchsorted(run.offsets, known, side="right") - 1
+    evaluated = np.full(len(run.topics) + 1, -1, dtype=np.int64)
+    evaluated[run_idx[retrieved]] = np.flatnonzero(retrieved)
+    topic = evaluated[run_topic]
+    within = known - run.offsets[run_topic]
+    keep = topic >= 0
+    keep[keep] = within[keep] < lengths[topic[keep]]
+    topic, within = topic[keep], within[keep]
+    grades = qrels.lookup(q_idx[topic], codes[known[keep]])
+    negative = (grades < 0) & (grades != MISSING)
+    found = np.where(grades == MISSING, NONPOOL, grades)
+    found[negative] = 0 if policies.negative == "nonrel" else UNJUDGED
+    packed[topic, within] = found
+    if policies.judged_only:
+        packed, lengths = _judged_only(packed)
     return Judged(run.name, topics, packed, lengths, pool, retrieved, policies)
 
 
-def _is_identity(rows: np.ndarray, n: int) -> bool:
-    """True when `rows` is 0..n-1 (every row, in order): no gather needed."""
-    return rows.size == n and (n == 0 or (rows[0] == 0 and rows[-1] == n - 1 and
-                                          bool(np.all(np.diff(rows) == 1))))
+def _judged_only(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Condense each ranking to its judged documents, keeping their order (trec_eval -J)."""
+    keep = packed >= 0
+    lengths = keep.sum(axis=1).astype(np.int64)
+    order = np.argsort(~keep, axis=1, kind="stable")
+    out = np.take_along_axis(packed, order, axis=1)
+    depth = max(int(lengths.max(initial=0)), 1)
+    out = np.ascontiguousarray(out[:, :depth])
+    out[np.arange(depth) >= lengths[:, None]] = PAD
+    return out, lengths

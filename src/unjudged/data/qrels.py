@@ -52,7 +52,7 @@ class Qrels:
     def doc_codes(self, docno: pa.Array | pa.ChunkedArray) -> np.ndarray:
         """Each string's code in the qrels vocabulary, -1 when the qrels never mention it."""
         idx = pc.index_in(docno, value_set=self.docs)
-        return numpy_of(idx, null=-1).astype(np.int64)
+        return numpy_of(idx, null=np.int32(-1)).astype(np.int32, copy=False)
 
     def lookup(self, topic_codes: np.ndarray, doc_codes: np.ndarray) -> np.ndarray:
         """Grades of (topic, doc) pairs given as qrels codes; -(2**31) where not judged."""

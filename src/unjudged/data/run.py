@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import arrow_of, numpy_of
+from unjudged.data._strings import arrow_of, numpy_of, sort_keys
 from unjudged.policies import TieBreak
 
 
@@ -24,18 +24,27 @@ class Run:
         name: the run tag (last column of the file's first line) unless overridden.
         topics: topic ids in byte order.
         offsets: int64 array of len(topics)+1.
-        docno: Arrow string array, ranking order.
-        score: float64 array, ranking order.
+        file_docno: Arrow string array of the document ids in the order they were read.
+        file_score: their scores (numpy or Arrow float64), same order.
+        order: the permutation from that order to ranking order (None: already in order).
         source: the file name (or "<DataFrame>", "<dict>").
+
+    Document ids and scores are kept in file order: evaluating needs only the documents' codes
+    in a qrels vocabulary (small integers), so the columns of a 7-million-line run are gathered
+    into ranking order only when somebody asks for `docno` or `score`.
     """
 
     name: str
     topics: list[str]
     offsets: np.ndarray
-    docno: pa.Array | pa.ChunkedArray
-    score: np.ndarray
+    file_docno: pa.Array | pa.ChunkedArray
+    file_score: np.ndarray | pa.ChunkedArray | pa.Array
+    order: np.ndarray | None = None
     source: str = "<memory>"
     _topic_index: dict[str, int] | None = field(default=None, repr=False)
+    _docno: pa.Array | None = field(default=None, repr=False)
+    _score: np.ndarray | None = field(default=None, repr=False)
+    _codes: tuple | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return int(self.offsets[-1])
@@ -45,6 +54,36 @@ class Run:
         if self._topic_index is None:
             self._topic_index = {t: i for i, t in enumerate(self.topics)}
         return self._topic_index
+
+    @property
+    def docno(self) -> pa.Array:
+        """Document ids in ranking order (an Arrow string array)."""
+        if self._docno is None:
+            d = self.file_docno
+            if self.order is not None:
+                d = d.take(arrow_of(self.order))
+            if isinstance(d, pa.ChunkedArray):
+                d = d.combine_chunks() if d.num_chunks != 1 else d.chunk(0)
+            self._docno = d
+        return self._docno
+
+    @property
+    def score(self) -> np.ndarray:
+        """Scores in ranking order (float64)."""
+        if self._score is None:
+            s = self.file_score
+            s = s if isinstance(s, np.ndarray) else numpy_of(s).astype(np.float64, copy=False)
+            self._score = s if self.order is None else s[self.order]
+        return self._score
+
+    def doc_codes(self, qrels, file_codes: np.ndarray | None = None) -> np.ndarray:
+        """Each row's document code in `qrels`' vocabulary (ranking order), -1 if not there.
+
+        `file_codes` hands over codes already computed in file order (by the reader)."""
+        if self._codes is None or self._codes[0] is not qrels:
+            codes = qrels.doc_codes(self.file_docno) if file_codes is None else file_codes
+            self._codes = (qrels, codes if self.order is None else codes[self.order])
+        return self._codes[1]
 
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
@@ -60,8 +99,12 @@ class Run:
 
 
 def ranking_order(tcode: np.ndarray, score: np.ndarray, docno: pa.ChunkedArray | pa.Array,
-                  rank: np.ndarray | None, ties: TieBreak) -> np.ndarray | None:
-    """Permutation putting rows in (topic, ranking) order, or None when already in order."""
+                  rank: np.ndarray | None, ties: TieBreak,
+                  blocks: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
+    """Permutation putting rows in (topic, ranking) order, or None when already in order.
+
+    `blocks` may give (starts, codes) of the runs of equal topic codes, if known.
+    """
     n = tcode.size
     if ties == "file":
         return None if _nondecreasing(tcode) else np.argsort(tcode, kind="stable")
@@ -70,22 +113,58 @@ def ranking_order(tcode: np.ndarray, score: np.ndarray, docno: pa.ChunkedArray |
         if _nondecreasing(tcode) and _within(tcode, rank[1:] >= rank[:-1]):
             return None
         return np.lexsort((np.arange(n), rank, tcode))
-    if _already_ranked(tcode, score, docno, descending_docno=ties == "trec_eval"):
-        return None
     direction = "descending" if ties == "trec_eval" else "ascending"
-    if _nondecreasing(tcode) and _within(tcode, score[1:] <= score[:-1]):
-        return _order_ties(tcode, score, docno, direction)
+    moves = _block_order(n, *(blocks or _blocks(tcode)))
+    if moves is not False and _within(tcode, score[1:] <= score[:-1]):
+        # the usual file: each topic's lines together, scores descending (topics in any order).
+        # Whole blocks move, and only runs of tied scores need sorting.
+        inner = _order_ties(tcode, score, docno, direction)
+        if inner is None:
+            return moves
+        return inner if moves is None else inner[moves]
     table = pa.table({"t": arrow_of(tcode), "s": arrow_of(score), "d": docno})
     idx = pc.sort_indices(table, sort_keys=[("t", "ascending"), ("s", "descending"),
                                             ("d", direction)])
     return numpy_of(idx)
 
 
-def _order_ties(tcode, score, docno, direction: str) -> np.ndarray:
-    """Rows already grouped by topic and by descending score: sort only the runs of tied
-    scores by docno (usually a few percent of the rows) instead of the whole run."""
+def index_type(n: int):
+    """The narrowest integer type that indexes n rows (int32 halves permutation memory)."""
+    return np.int32 if n < 2**31 else np.int64
+
+
+def _blocks(tcode: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    starts = np.flatnonzero(tcode[1:] != tcode[:-1]) + 1
+    starts = np.concatenate(([0], starts)).astype(np.int64) if tcode.size else starts
+    return starts, tcode[starts]
+
+
+def _block_order(n: int, starts: np.ndarray, codes: np.ndarray) -> np.ndarray | None | bool:
+    """When each topic's rows are contiguous: the permutation that puts the blocks in topic
+    order (None if they are in order already). False when some topic's rows are split."""
+    if codes.size == 0:
+        return None
+    if np.bincount(codes).max() > 1:
+        return False
+    if np.all(codes[1:] > codes[:-1]):
+        return None
+    sizes = np.diff(np.append(starts, n))
+    by_topic = np.argsort(codes)
+    sizes = sizes[by_topic]
+    new_starts = np.cumsum(sizes) - sizes
+    it = index_type(n)
+    return (np.repeat((starts[by_topic] - new_starts).astype(it), sizes) +
+            np.arange(n, dtype=it))
+
+
+def _order_ties(tcode, score, docno, direction: str) -> np.ndarray | None:
+    """Rows grouped by topic and by descending score: sort only the runs of tied scores by
+    docno (usually a few percent of the rows) instead of the whole run. None when the tied
+    rows are in order already."""
     n = tcode.size
     eq = (tcode[1:] == tcode[:-1]) & (score[1:] == score[:-1])
+    if not eq.any():
+        return None
     in_tie = np.zeros(n, dtype=bool)
     in_tie[1:] |= eq
     in_tie[:-1] |= eq
@@ -93,11 +172,36 @@ def _order_ties(tcode, score, docno, direction: str) -> np.ndarray:
     starts = np.ones(n, dtype=bool)
     starts[1:] = ~eq
     group = np.cumsum(starts)[rows]
-    sub = pa.table({"g": arrow_of(group), "d": docno.take(arrow_of(rows))})
-    idx = numpy_of(pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", direction)]))
-    order = np.arange(n)
+    tied_docs = docno.take(arrow_of(rows))
+    keys = sort_keys(tied_docs)
+    if keys is not None:  # short ids (most collections): integer keys, sorted in numpy
+        idx = _sort_groups(group, keys if direction == "ascending" else ~keys)
+    else:
+        sub = pa.table({"g": arrow_of(group), "d": tied_docs})
+        idx = numpy_of(pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", direction)]))
+    if np.array_equal(idx, np.arange(idx.size)):
+        return None
+    order = np.arange(n, dtype=index_type(n))
     order[rows] = rows[idx]
     return order
+
+
+def _sort_groups(group: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Order of rows sorting each group (runs of equal `group`) by `keys`. Most ties are two
+    documents, which need one comparison each; only larger groups go through a sort."""
+    m = group.size
+    first = np.ones(m, dtype=bool)
+    first[1:] = group[1:] != group[:-1]
+    starts = np.flatnonzero(first)
+    sizes = np.diff(np.append(starts, m))
+    idx = np.arange(m)
+    pairs = starts[sizes == 2]
+    swap = pairs[keys[pairs] > keys[pairs + 1]]
+    idx[swap], idx[swap + 1] = swap + 1, swap
+    big = np.flatnonzero(np.repeat(sizes > 2, sizes))
+    if big.size:
+        idx[big] = big[np.lexsort((keys[big], group[big]))]
+    return idx
 
 
 def _nondecreasing(a: np.ndarray) -> bool:
@@ -108,20 +212,3 @@ def _within(tcode: np.ndarray, ok_pairs: np.ndarray) -> bool:
     """True when every adjacent pair inside one topic satisfies ok_pairs."""
     same = tcode[1:] == tcode[:-1]
     return bool(np.all(ok_pairs | ~same))
-
-
-def _already_ranked(tcode: np.ndarray, score: np.ndarray, docno, descending_docno: bool) -> bool:
-    if tcode.size < 2:
-        return True
-    if not _nondecreasing(tcode):
-        return False
-    same = tcode[1:] == tcode[:-1]
-    if not np.all((score[1:] <= score[:-1]) | ~same):
-        return False
-    tied = np.flatnonzero(same & (score[1:] == score[:-1]))
-    if tied.size == 0:
-        return True
-    first = docno.take(arrow_of(tied))
-    second = docno.take(arrow_of(tied + 1))
-    cmp = pc.greater if descending_docno else pc.less
-    return bool(pc.all(cmp(first, second)).as_py())

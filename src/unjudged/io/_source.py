@@ -46,6 +46,11 @@ def data_lines(data: bytes) -> Iterator[tuple[int, list[bytes]]]:
             yield number, fields
 
 
+def is_compressed(head: bytes) -> bool:
+    """Whether bytes start with the magic of a compression format read_bytes understands."""
+    return any(head.startswith(magic) for magic, _, _ in _MAGIC)
+
+
 def read_bytes(source: str | os.PathLike[str] | BinaryIO) -> bytes:
     """Read and decompress a whole input; raises InputError naming the file."""
     name = display_name(source)

@@ -11,8 +11,8 @@ import pyarrow.compute as pc
 from unjudged.data._strings import intern_topics, numpy_of
 from unjudged.data.qrels import Qrels
 from unjudged.errors import FormatError, InputError
-from unjudged.io._columns import read_columns
-from unjudged.io._source import display_name, read_bytes
+from unjudged.io._columns import load_table
+from unjudged.io._source import display_name
 from unjudged.io._validate import first_bad_int, row_error
 
 QRELS_LAYOUT = "qid iter docno grade"
@@ -39,14 +39,12 @@ def read_qrels(source: Any) -> Qrels:
                            pa.array(list(cols[3]), pa.int64()), source="<dict>")
     if type(source).__name__ == "DataFrame":
         return _from_frame(source)
-    path = display_name(source)
-    data = read_bytes(source)
-    table = read_columns(data, path, _NAMES, QRELS_LAYOUT)
+    table, text, _ = load_table(source, _NAMES, QRELS_LAYOUT)
     return build_qrels(table["qid"], table["group"], table["docno"], table["grade"],
-                       source=path, data=data)
+                       source=display_name(source), data=text)
 
 
-def build_qrels(qid, group, docno, grade, *, source: str, data: bytes | None = None) -> Qrels:
+def build_qrels(qid, group, docno, grade, *, source: str, data: Any = None) -> Qrels:
     """Validate columns (Arrow arrays) and build the ad hoc view."""
     if len(qid) == 0:
         raise InputError(source, f"no judgments, expected lines of `{QRELS_LAYOUT}`")
@@ -92,7 +90,7 @@ def _check_conflicts(key, gcode, grades, source, data, topics, docs, tcode, dcod
                         f"{topics[tcode[row]]!r} is judged twice with different grades")
 
 
-def _grades(column, path: str, data: bytes | None) -> np.ndarray:
+def _grades(column, path: str, data: Any) -> np.ndarray:
     if pa.types.is_integer(column.type):
         return np.asarray(numpy_of(column), dtype=np.int64)
     try:

@@ -11,12 +11,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import (arrow_of, duplicated_in_groups, fingerprints,
-                                    intern_topics, numpy_of)
+from unjudged.data._strings import duplicated_in_groups, fingerprints, numpy_of, topic_blocks
+from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run, ranking_order
 from unjudged.errors import FormatError, InputError
-from unjudged.io._columns import read_columns
-from unjudged.io._source import data_lines, display_name, read_bytes
+from unjudged.io._columns import load_table
+from unjudged.io._source import data_lines, display_name
 from unjudged.io._validate import (field_text, first_bad_float, first_bad_int, line_of_row,
                                    row_error)
 from unjudged.policies import TieBreak
@@ -24,7 +24,8 @@ from unjudged.policies import TieBreak
 RUN_LAYOUT = "qid Q0 docno rank score tag"
 _NAMES = ["qid", "q0", "docno", "rank", "score", "tag"]
 
-def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eval") -> Run:
+def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eval",
+             qrels: Qrels | None = None) -> Run:
     """Read one run from a path ('-' = stdin, .gz/.bz2/.xz ok), a DataFrame or a dict.
 
     A DataFrame needs columns query_id (or qid), doc_id (or docno), score and optionally rank and
@@ -38,24 +39,16 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
     if isinstance(source, Run):
         return source
     if isinstance(source, dict):
-        return _from_dict(source, name or "run", ties)
+        return _from_dict(source, name or "run", ties, qrels)
     if _is_dataframe(source):
-        return _from_frame(source, name, ties)
-    path = display_name(source)
-    data = read_bytes(source)
+        return _from_frame(source, name, ties, qrels)
     include = ["qid", "docno", "score"] + (["rank"] if ties == "rank" else [])
-    table = read_columns(data, path, _NAMES, RUN_LAYOUT, include=include, extra_ok=True,
-                         types={"score": pa.float64()})
+    table, text, head = load_table(source, _NAMES, RUN_LAYOUT, include=include, extra_ok=True,
+                                   types={"score": pa.float64()})
     rank = table["rank"] if ties == "rank" else None
-    name = name or _first_tag(data)
-    if isinstance(source, (str, os.PathLike)) and str(source) != "-":
-        # the file's bytes are needed again only to name a bad line: free them, re-read then
-        del data
-        text: Any = lambda: read_bytes(source)  # noqa: E731
-    else:
-        text = data
+    name = name or _first_tag(head)
     return build_run(table["qid"], table["docno"], table["score"], rank,
-                     name=name, source=path, ties=ties, data=text)
+                     name=name, source=display_name(source), ties=ties, data=text, qrels=qrels)
 
 
 def _first_tag(data: bytes) -> str:
@@ -64,15 +57,17 @@ def _first_tag(data: bytes) -> str:
                 "run")
 
 
-def read_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval") -> list[Run]:
+def read_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval",
+              qrels: Qrels | None = None) -> list[Run]:
     """Read several runs; directories and glob patterns expand to the files they contain."""
-    return list(iter_runs(sources, ties=ties))
+    return list(iter_runs(sources, ties=ties, qrels=qrels))
 
 
-def iter_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval") -> Iterator[Run]:
+def iter_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval",
+              qrels: Qrels | None = None) -> Iterator[Run]:
     """Read runs one at a time, so that a long list never has to fit in memory at once."""
     for p in expand_paths(sources):
-        yield read_run(p, ties=ties)
+        yield read_run(p, ties=ties, qrels=qrels)
 
 
 def expand_paths(sources: Iterable[Any]) -> list[Any]:
@@ -98,67 +93,83 @@ def expand_paths(sources: Iterable[Any]) -> list[Any]:
 
 
 def build_run(qid, docno, score, rank=None, *, name: str, source: str,
-              ties: TieBreak = "trec_eval", data: Any = None) -> Run:
+              ties: TieBreak = "trec_eval", data: Any = None, qrels: Qrels | None = None) -> Run:
     """Validate columns (Arrow arrays) and put them in ranking order.
 
-    `data` is the file's text, or a function returning it, used only to name a bad line.
+    `data` is the file's text, or a function returning it, used only to name a bad line. With
+    `qrels`, the documents' codes in its vocabulary are looked up while the run is sorted.
     """
-    scores = _scores(score, source, data)
-    # fingerprinting (numpy, releases the GIL) overlaps with interning and sorting (Arrow)
+    file_score, key = _score_key(score, ties, source, data)
+    # a second thread looks the documents up in the qrels, or else fingerprints them, while
+    # this one interns topics and sorts (numpy and Arrow release the GIL)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        prints = pool.submit(fingerprints, docno)
-        topics, tcode = intern_topics(qid)
+        codes = pool.submit(qrels.doc_codes, docno) if qrels is not None else None
+        prints = pool.submit(fingerprints, docno) if qrels is None else None
+        topics, tcode, starts, block_codes = topic_blocks(qid)
         ranks = _ranks(rank, source, data) if ties == "rank" else None
-        # trec_eval holds scores as C floats, so scores equal in single precision tie (and are
-        # then ordered by docno); ranking on float32 keys reproduces its rankings exactly.
-        key = scores.astype(np.float32) if ties == "trec_eval" else scores
-        order = ranking_order(tcode, key, docno, ranks, ties)
-        original = (tcode, docno)
-        if order is not None:
-            tcode = tcode[order]
-            scores = scores[order]
-            docno = docno.take(arrow_of(order))
-        fp = prints.result()
-    if order is not None:
-        fp = fp[order]
-    counts = np.bincount(tcode, minlength=len(topics))
-    offsets = np.zeros(len(topics) + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    dup = duplicated_in_groups(offsets, docno, fp)
+        order = ranking_order(tcode, key, docno, ranks, ties, blocks=(starts, block_codes))
+        del key
+        counts = np.bincount(tcode, minlength=len(topics))
+        offsets = np.zeros(len(topics) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        run = Run(name=name, topics=topics, offsets=offsets, file_docno=docno,
+                  file_score=file_score, order=order, source=source)
+        fp = fingerprints(docno) if prints is None else prints.result()
+        if codes is not None:
+            run.doc_codes(qrels, codes.result())
+    # a document twice in one topic: checked where each topic's rows are together, which for
+    # the usual file is already the file's own order
+    if starts.size == len(topics):
+        dup = duplicated_in_groups(np.append(starts, len(tcode)), docno, fp, own=True)
+        if dup is not None:
+            dup = (int(block_codes[dup[0]]), dup[1])
+    else:
+        dup = duplicated_in_groups(offsets, lambda: run.docno,
+                                   fp if order is None else fp[order], own=True)
     if dup is not None:
-        raise _duplicate_error(dup, topics, original, source, data)
-    if isinstance(docno, pa.ChunkedArray):
-        docno = docno.combine_chunks() if docno.num_chunks != 1 else docno.chunk(0)
-    return Run(name=name, topics=topics, offsets=offsets, docno=docno, score=scores, source=source)
+        raise _duplicate_error(dup, topics, (tcode, docno), source, data)
+    return run
 
 
 def _duplicate_error(dup, topics, original, source, data) -> FormatError:
     """Name the line of the second occurrence in file order (error path only)."""
-    group, value = dup
+    code, value = dup
     tcode, docno = original
-    rows = np.flatnonzero(numpy_of(pc.equal(docno, value)) &
-                          (tcode == group))
+    rows = np.flatnonzero(numpy_of(pc.equal(docno, value)) & (tcode == code))
     return row_error(source, data, int(rows[1]),
-                     f"docno {value!r} appears twice in topic {topics[group]!r}; "
+                     f"docno {value!r} appears twice in topic {topics[code]!r}; "
                      "each document may be ranked once per topic")
 
 
-def _scores(column, path: str, data: Any) -> np.ndarray:
-    if pa.types.is_floating(column.type) or pa.types.is_integer(column.type):
-        values = np.asarray(numpy_of(column), dtype=np.float64)
-    else:
+def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.ndarray]:
+    """(scores as read, the key to rank on); scores must be finite numbers.
+
+    trec_eval holds scores as C floats, so scores equal in single precision tie (and are then
+    ordered by docno): ranking on float32 keys reproduces its rankings exactly.
+    """
+    if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type)):
         try:
-            values = numpy_of(pc.cast(column, pa.float64()))
+            column = pc.cast(column, pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             row, msg = first_bad_float(column.to_pylist())
             raise row_error(path, data, row, msg + ", expected a number in column 5") from None
-    finite = np.isfinite(values)
-    if not finite.all():
-        row = int(np.flatnonzero(~finite)[0])
-        line = line_of_row(data, row)
-        text = field_text(data, line, 4)
-        raise FormatError(path, line, f"score {text!r} is not a finite number")
-    return np.ascontiguousarray(values)
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    kind = np.float32 if ties == "trec_eval" else np.float64
+    keys, base = [], 0
+    for c in chunks:
+        values = numpy_of(c)
+        finite = np.isfinite(values)
+        if not finite.all():
+            row = base + int(np.flatnonzero(~finite)[0])
+            line = line_of_row(data, row)
+            text = field_text(data, line, 4)
+            raise FormatError(path, line, f"score {text!r} is not a finite number")
+        keys.append(values.astype(kind))
+        base += len(c)
+    key = np.concatenate(keys) if keys else np.zeros(0, dtype=kind)
+    if column.type != pa.float64():
+        return numpy_of(column).astype(np.float64), key
+    return column, key
 
 
 def _ranks(column, path: str, data: Any) -> np.ndarray:
@@ -180,7 +191,7 @@ def _pick(frame, names: tuple[str, ...], what: str) -> str:
     raise FormatError("<DataFrame>", None, f"no {what} column (expected one of {', '.join(names)})")
 
 
-def _from_frame(frame, name: str | None, ties: TieBreak) -> Run:
+def _from_frame(frame, name: str | None, ties: TieBreak, qrels: Qrels | None) -> Run:
     q = _pick(frame, ("query_id", "qid", "topic"), "query id")
     d = _pick(frame, ("doc_id", "docno", "doc"), "document id")
     s = _pick(frame, ("score",), "score")
@@ -194,10 +205,10 @@ def _from_frame(frame, name: str | None, ties: TieBreak) -> Run:
     return build_run(pa.array(frame[q].astype(str)), pa.array(frame[d].astype(str)),
                      pa.array(frame[s], type=pa.float64()),
                      None if rank is None else pa.array(rank.astype(str)),
-                     name=tag or "run", source="<DataFrame>", ties=ties)
+                     name=tag or "run", source="<DataFrame>", ties=ties, qrels=qrels)
 
 
-def _from_dict(mapping: dict, name: str, ties: TieBreak) -> Run:
+def _from_dict(mapping: dict, name: str, ties: TieBreak, qrels: Qrels | None) -> Run:
     qids, docs, scores = [], [], []
     for q, ranking in mapping.items():
         for doc, s in ranking.items():
@@ -205,4 +216,5 @@ def _from_dict(mapping: dict, name: str, ties: TieBreak) -> Run:
             docs.append(str(doc))
             scores.append(float(s))
     return build_run(pa.array(qids, pa.string()), pa.array(docs, pa.string()),
-                     pa.array(scores, pa.float64()), None, name=name, source="<dict>", ties=ties)
+                     pa.array(scores, pa.float64()), None, name=name, source="<dict>", ties=ties,
+                     qrels=qrels)

@@ -91,14 +91,29 @@ class Measure:
         return out
 
     def compute(self, judged) -> np.ndarray:
-        """Per-topic values, shape judged.grades.shape[:-1]."""
+        """Per-topic values, shape judged.grades.shape[:-1].
+
+        Topics are independent, so large batches go through the kernel a slice of topics at a
+        time: the kernels' float temporaries then stay small (and in cache) however many topics
+        and samples there are.
+        """
         kw = self.kwargs()
         if self.spec.cutoff != "none":
             kw["cutoff"] = self.cutoff
-        return np.asarray(self.spec.kernel(judged, **kw), dtype=np.float64)
+        g = judged.grades
+        n = g.shape[-2] if g.ndim >= 2 else 0
+        step = max(1, _CHUNK // max(1, g.size // max(n, 1)))
+        if n <= step:
+            return np.asarray(self.spec.kernel(judged, **kw), dtype=np.float64)
+        parts = [np.asarray(self.spec.kernel(judged.topic_slice(a, min(a + step, n)), **kw),
+                            dtype=np.float64) for a in range(0, n, step)]
+        return np.concatenate(parts, axis=-1)
 
     def __str__(self) -> str:
         return self.name
+
+
+_CHUNK = 1 << 19  # grade cells per kernel call
 
 
 def _fmt(v: Any) -> str:

@@ -55,7 +55,10 @@ def interpolated_precision(j, recall=0.0, rel=None):
 def eleven_point(j, levels=None, rel=None):
     """Mean interpolated precision over recall levels (default 0, 0.1, ..., 1)."""
     xs = [float(x) for x in levels.split(",")] if levels else [i / 10 for i in range(11)]
-    return np.mean([interpolated_precision(j, x, rel) for x in xs], axis=0)
+    total = interpolated_precision(j, xs[0], rel)
+    for x in xs[1:]:  # level by level, as trec_eval adds them (same bits however batched)
+        total = total + interpolated_precision(j, x, rel)
+    return total / len(xs)
 
 
 register(MeasureSpec(
