@@ -3,6 +3,9 @@
 The public API::
 
     evaluate(runs, qrels, measures, ...) -> pandas.DataFrame (run, topic, measure, value)
+    estimate(runs, qrels, measures, methods=..., prior=..., b=..., seed=...)
+                                            -> pandas.DataFrame, scores under each strategy
+                                               for unjudged documents (bounds, bootstrap)
     read_run(path_or_dict_or_frame) -> Run
     read_qrels(path_or_dict_or_frame) -> Qrels
     parse_measures(["nDCG@10", "P@5"]) -> [Measure, ...]
@@ -18,13 +21,14 @@ from typing import Any
 __version__ = "0.1.0"
 
 __all__ = [
-    "evaluate", "score", "read_run", "read_runs", "read_qrels", "parse_measures", "Policies",
+    "evaluate", "score", "estimate", "estimate_runs", "read_run", "read_runs", "read_qrels", "parse_measures", "Policies",
     "Run", "Qrels", "Results", "UnjudgedError", "FormatError", "InputError", "MeasureSpecError",
     "IncompatibleInputsError", "__version__",
 ]
 
 _LAZY = {
     "evaluate": "unjudged._evaluate", "score": "unjudged._evaluate",
+    "estimate": "unjudged._estimate", "estimate_runs": "unjudged._estimate",
     "read_run": "unjudged.io.runs", "read_runs": "unjudged.io.runs",
     "read_qrels": "unjudged.io.qrels", "parse_measures": "unjudged.measures",
     "Policies": "unjudged.policies", "Run": "unjudged.data.run", "Qrels": "unjudged.data.qrels",

@@ -74,28 +74,73 @@ def main() -> None:
     """Evaluate rankings honestly when relevance judgments are incomplete."""
 
 
+def _policy_options(fn):
+    """The options that set trec_eval's conventions, shared by eval and estimate."""
+    options = [
+        click.option("-c", "--complete", is_flag=True, help="Average over all qrels topics; "
+                     "topics a run lacks score 0 (trec_eval -c)."),
+        click.option("-l", "--rel-level", type=int, default=1, show_default=True,
+                     help="Smallest grade counted as relevant."),
+        click.option("-M", "--depth", type=int, default=None,
+                     help="Keep only the top N per topic."),
+        click.option("--ties", type=click.Choice(["trec_eval", "docno", "rank", "file"]),
+                     default="trec_eval", show_default=True, help="Tie-breaking policy."),
+        click.option("--negative", type=click.Choice(["unjudged", "nonrel"]),
+                     default="unjudged", show_default=True,
+                     help="Meaning of negative grades in the qrels."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _check_point(ctx, param, value):
+    from unjudged.strategies.stats import parse_point
+
+    try:
+        parse_point(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    return value
+
+
+_MEASURES = click.option("-m", "--measure", "measures", multiple=True, required=True,
+                         help="Measure, e.g. nDCG@10, P@5, AP, 'P(rel=2)@10', ndcg_cut_10. "
+                         "Repeatable.")
+_PRIOR = click.option("--prior", type=click.Choice(["pool", "run", "pool+run"]),
+                      default="pool+run", show_default=True,
+                      help="Grade distribution the bootstrap draws from.")
+_B = click.option("-b", "--iterations", "b", type=click.IntRange(1), default=10_000,
+                  show_default=True, help="Bootstrap iterations.")
+_SEED = click.option("--seed", type=int, default=0, show_default=True,
+                     help="Random seed; results depend only on it and the inputs.")
+_POINT = click.option("--point", default="mean", show_default=True, callback=_check_point,
+                      help="Bootstrap point estimate: mean, mode, median or a quantile "
+                      "such as q0.75.")
+
+
 @main.command("eval")
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True)
-@click.option("-m", "--measure", "measures", multiple=True, required=True,
-              help="Measure, e.g. nDCG@10, P@5, AP, 'P(rel=2)@10', ndcg_cut_10. Repeatable.")
+@_MEASURES
 @click.option("-q", "--per-topic", is_flag=True, help="Also print per-topic values.")
-@click.option("-c", "--complete", is_flag=True,
-              help="Average over all qrels topics; topics a run lacks score 0 (trec_eval -c).")
-@click.option("-l", "--rel-level", type=int, default=1, show_default=True,
-              help="Smallest grade counted as relevant.")
-@click.option("-M", "--depth", type=int, default=None, help="Keep only the top N per topic.")
-@click.option("--ties", type=click.Choice(["trec_eval", "docno", "rank", "file"]),
-              default="trec_eval", show_default=True, help="Tie-breaking policy.")
-@click.option("--negative", type=click.Choice(["unjudged", "nonrel"]), default="unjudged",
-              show_default=True, help="Meaning of negative grades in the qrels.")
+@_policy_options
 @click.option("-J", "--judged-only", is_flag=True,
               help="Drop unjudged documents before measuring (condensed lists).")
+@click.option("--unjudged", "strategy", default="nonrel", show_default=True,
+              type=click.Choice(["nonrel", "condensed", "upper", "bootstrap",
+                                 "guaranteed_lower", "guaranteed_upper"]),
+              help="What unjudged documents count as (see `unjudged estimate`). bootstrap "
+              "reports its point estimate (--point).")
+@_PRIOR
+@_B
+@_SEED
+@_POINT
 @click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="table",
               show_default=True)
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
 def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties, negative,
-             judged_only, fmt, output) -> None:
+             judged_only, strategy, prior, b, seed, point, fmt, output) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS."""
     _lean_arrow()
     from unjudged._evaluate import score
@@ -109,8 +154,94 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)
     q = read_qrels(qrels)
-    results = score(_noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q), q, ms, pol)
+    runs = _noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q)
+    if strategy == "nonrel":
+        results = score(runs, q, ms, pol)
+    else:
+        from unjudged._estimate import estimate_runs, strategy_results
+
+        method = "guaranteed" if strategy.startswith("guaranteed") else strategy
+        est = estimate_runs(_progress(runs, "estimating"), q, ms, methods=[method],
+                            prior=prior, b=b, seed=seed, point=point, policies=pol)
+        results = strategy_results(est, strategy)
     write_output(render(results, fmt, per_topic=per_topic), output)
+
+
+@main.command("estimate")
+@click.argument("qrels")
+@click.argument("runs", nargs=-1, required=True)
+@_MEASURES
+@click.option("--methods", default="nonrel,condensed,upper,bootstrap,guaranteed",
+              show_default=True, help="Comma-separated strategies to report.")
+@_PRIOR
+@_B
+@_SEED
+@_POINT
+@click.option("-q", "--per-topic", is_flag=True, help="Also print per-topic values.")
+@_policy_options
+@click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
+              default="table", show_default=True)
+@click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
+@click.option("--samples", "samples_path", default=None,
+              help="Also write every bootstrap sample to FILE (.parquet or .npz).")
+@click.option("--plot", "plot_path", default=None,
+              help="Draw the bootstrap distributions, one panel per topic (FILE.png; one file "
+              "per run when there are several).")
+@click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
+              help="Processes to spread runs over (results do not depend on it).")
+def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topic, complete,
+                 rel_level, depth, ties, negative, fmt, output, samples_path, plot_path,
+                 workers) -> None:
+    """Scores of RUNS under each strategy for unjudged documents: trec_eval's (nonrel),
+    condensed lists, the comparable upper bound, bootstrapped distributions and guaranteed
+    (not comparable) bounds."""
+    _lean_arrow()
+    from unjudged._estimate import check_methods, estimate_runs
+    from unjudged.io import read_qrels
+    from unjudged.io.runs import iter_runs
+    from unjudged.measures import parse_measures
+    from unjudged.policies import Policies
+    from unjudged.report.estimates import render_estimates
+
+    try:
+        chosen = check_methods(m.strip() for m in methods.split(",") if m.strip())
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--methods") from None
+    for path, kinds in ((samples_path, (".parquet", ".npz")), (plot_path, (".png", ".pdf",
+                                                                             ".svg"))):
+        if path and not path.endswith(kinds):
+            raise click.BadParameter(f"{path}: expected a file name ending in "
+                                     f"{' or '.join(kinds)}")
+    if (samples_path or plot_path) and "bootstrap" not in chosen:
+        raise click.BadParameter("--samples and --plot need the bootstrap method",
+                                 param_hint="--methods")
+    ms = parse_measures(list(measures))
+    pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
+                   depth=depth)
+    q = read_qrels(qrels)
+    est = estimate_runs(_progress(_noting_missing_topics(iter_runs(runs, ties=ties, qrels=q),
+                                                         q), "estimating"),
+                        q, ms, methods=chosen, prior=prior, b=b, seed=seed, point=point,
+                        policies=pol, keep_samples=bool(samples_path or plot_path),
+                        workers=workers)
+    text = render_estimates(est, fmt, per_topic=per_topic)
+    if samples_path:
+        from unjudged.report.estimates import write_samples
+
+        write_samples(est, samples_path)
+    if plot_path:
+        from unjudged.report.plots import plot_estimates
+
+        for path in plot_estimates(est, plot_path):
+            click.echo(f"unjudged: wrote {path}", err=True)
+    write_output(text, output)
+
+
+def _progress(items, label: str):
+    """A progress bar on stderr, shown only on a terminal and only after two seconds."""
+    from tqdm import tqdm
+
+    return tqdm(items, desc=label, unit="run", delay=2.0, leave=False, disable=None)
 
 
 def _noting_missing_topics(runs, qrels):

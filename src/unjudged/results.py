@@ -30,10 +30,13 @@ class RunResult:
     topics: list[str]
     measures: list[Measure]
     values: np.ndarray  # (topics, measures)
+    totals: np.ndarray | None = None  # run-level values when not an aggregate of `values`
 
     @property
     def summary(self) -> np.ndarray:
         """Aggregated value per measure (mean, sum or geometric mean as the measure says)."""
+        if self.totals is not None:
+            return self.totals
         return np.array([aggregate(self.values[:, i], m.spec.aggregate)
                          for i, m in enumerate(self.measures)])
 

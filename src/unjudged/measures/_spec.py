@@ -43,6 +43,9 @@ class MeasureSpec:
         bounded: (low, high) range of a per-topic value, None when unbounded.
         citation: where the definition comes from.
         suffix: what a trec_eval-style suffix (``P_10``, ``iprec_at_recall_0.10``) sets.
+        estimable: the measure depends on the grades of the ranked documents only, so filling
+            in unjudged documents (upper bounds, bootstrap) is meaningful. False for measures
+            about judgments themselves (Judged@k, bpref, infAP, ...).
     """
 
     name: str
@@ -57,6 +60,7 @@ class MeasureSpec:
     citation: str = ""
     higher_is_better: bool = True
     suffix: str = "cutoff"  # what trec_eval's `name_X` / `name.X` sets: the cutoff or a parameter
+    estimable: bool = True
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -38,4 +38,5 @@ for _name, _kernel, _alias, _params, _text in (
      "Number of judged non-relevant documents retrieved."),
 ):
     register(MeasureSpec(_name, _kernel, _text, params=_params, aliases=(_alias,),
-                         aggregate="sum", integer=True, bounded=None, citation=TREC))
+                         aggregate="sum", integer=True, bounded=None, citation=TREC,
+                         estimable=_name in ("NumRel", "NumRelRet")))

@@ -59,16 +59,16 @@ register(MeasureSpec(
     "Bpref", bpref, "bpref: for each retrieved relevant document, 1 minus the number of judged "
     "non-relevant documents ranked above it (at most R) over min(R, N); summed and divided by R. "
     "Unjudged documents are ignored.",
-    params=(REL,), aliases=("bpref", "BPref"),
+    params=(REL,), aliases=("bpref", "BPref"), estimable=False,
     citation="Buckley & Voorhees, SIGIR 2004; Soboroff's correction as in trec_eval"))
 register(MeasureSpec(
     "infAP", inferred_ap, "Inferred average precision from qrels in which negative grades mark "
     "pooled documents that were not sampled for judging (trec_eval's infAP).",
-    params=(REL,), aliases=("infap", "InfAP"),
+    params=(REL,), aliases=("infap", "InfAP"), estimable=False,
     citation="Yilmaz & Aslam, CIKM 2006; trec_eval 10"))
 register(MeasureSpec(
     "Judged", judged_at, "Fraction of the top min(k, |run|) documents that have a judgment "
     "(Assessment Precision A_p@k). Pooled-but-unjudged documents (negative grades) count as "
     "unjudged.",
-    cutoff="optional", aliases=("judged",),
+    cutoff="optional", aliases=("judged",), estimable=False,
     citation="Sakai 2007; Baillie, Azzopardi & Ruthven 2007 (A_p@d)"))

@@ -58,7 +58,7 @@ register(MeasureSpec(
     aggregate="gmean", citation="Robertson, SIGIR 2006; trec_eval"))
 register(MeasureSpec(
     "GMBpref", bpref, "bpref aggregated by the geometric mean (trec_eval gm_bpref).",
-    params=(REL,), aliases=("gm_bpref",), aggregate="gmean", citation=TREC))
+    params=(REL,), aliases=("gm_bpref",), aggregate="gmean", estimable=False, citation=TREC))
 register(MeasureSpec(
     "RBP", rbp, "Rank-biased precision with persistence p. rel=k makes gains binary at grade k; "
     "without it gains are graded, as in trec_eval's rbp.",
@@ -67,11 +67,12 @@ register(MeasureSpec(
 register(MeasureSpec(
     "RBPResid", rbp_resid, "RBP residual: the most that unjudged documents and the unretrieved "
     "tail could add to RBP (trec_eval rbp_resid).",
-    params=(Param("p", float, 0.9, "persistence"),), aliases=("rbp_resid",),
+    params=(Param("p", float, 0.9, "persistence"),), aliases=("rbp_resid",), estimable=False,
     citation="Moffat & Zobel, TOIS 2008"))
 register(MeasureSpec(
     "Unj", unjudged_at, "Fraction of the top k documents without a judgment (trec_eval unj).",
-    cutoff="required", aliases=("unj",), higher_is_better=False, citation=TREC))
+    cutoff="required", aliases=("unj",), higher_is_better=False, estimable=False,
+    citation=TREC))
 register(MeasureSpec(
     "Utility", utility, "Linear utility a*rel_ret + b*nonrel_ret + c*rel_missed + "
     "d*nonrel_missed (trec_eval utility; weights 'a,b,c,d').",

@@ -1,0 +1,254 @@
+"""Scores under each strategy for unjudged documents, per run, topic and measure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import numpy as np
+
+from unjudged.data.judged import Judged, Pool, evaluated_topics, judge
+from unjudged.data.qrels import Qrels
+from unjudged.data.run import Run
+from unjudged.measures import Measure, parse_measures
+from unjudged.policies import Policies
+from unjudged.results import aggregate
+from unjudged.strategies import bootstrap as bs
+from unjudged.strategies import fill
+from unjudged.strategies.stats import STATS, parse_point, point_estimate, summarise
+
+#: Strategies, in report order. "guaranteed" yields two values (lower, upper).
+METHODS = ("nonrel", "condensed", "upper", "bootstrap", "guaranteed")
+POINT_METHODS = ("nonrel", "condensed", "upper", "guaranteed_lower", "guaranteed_upper")
+
+
+@dataclass(eq=False)
+class RunEstimate:
+    """One run's estimates.
+
+    points[method] is (topics, measures) for the deterministic methods (NaN where a method does
+    not apply to a measure); `stats` is (topics, measures, 9) over the bootstrap samples and
+    `run_stats` (measures, 9) over the per-iteration run aggregate; `point` the bootstrap's
+    point estimate (topics, measures) and `run_point` (measures,).
+    """
+
+    run: str
+    topics: list[str]
+    measures: list[Measure]
+    points: dict[str, np.ndarray]
+    stats: np.ndarray | None = None
+    run_stats: np.ndarray | None = None
+    point: np.ndarray | None = None
+    run_point: np.ndarray | None = None
+    samples: np.ndarray | None = field(default=None, repr=False)  # (b, topics, measures)
+    nonrel: np.ndarray | None = field(default=None, repr=False)  # always computed
+
+    def summary(self, method: str) -> np.ndarray:
+        """Run-level value per measure of a deterministic method."""
+        v = self.points[method]
+        return np.array([aggregate(v[:, i], m.spec.aggregate) for i, m in
+                         enumerate(self.measures)])
+
+
+@dataclass(eq=False)
+class Estimates:
+    runs: list[RunEstimate]
+    methods: tuple[str, ...]
+    prior: str
+    b: int
+    seed: int
+    point: str
+
+    def rows(self, per_topic: bool = True) -> Iterable[dict[str, Any]]:
+        """One dict per (run, topic, measure, method): `value`, or the bootstrap statistics
+        (with `value` = the chosen point estimate)."""
+        for r in self.runs:
+            topics = list(enumerate(r.topics)) if per_topic else []
+            for t, topic in topics + [(None, "all")]:
+                for i, m in enumerate(r.measures):
+                    for method in _expand(self.methods):
+                        row = _row(r, t, i, method)
+                        if row is not None:
+                            yield {"run": r.run, "topic": topic, "measure": m.name,
+                                   "method": method, **row}
+
+    def to_pandas(self, per_topic: bool = True):
+        import pandas as pd
+
+        cols = ["run", "topic", "measure", "method", "value", *STATS]
+        return pd.DataFrame(list(self.rows(per_topic)), columns=cols)
+
+
+def _expand(methods: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for m in methods:
+        out += ["guaranteed_lower", "guaranteed_upper"] if m == "guaranteed" else [m]
+    return out
+
+
+def _row(r: RunEstimate, t: int | None, i: int, method: str) -> dict[str, float] | None:
+    if method == "bootstrap":
+        if r.stats is None:
+            return None
+        stats = r.run_stats[i] if t is None else r.stats[t, i]
+        if np.isnan(stats[0]):
+            return None
+        value = r.run_point[i] if t is None else r.point[t, i]
+        return {"value": float(value), **{k: float(v) for k, v in zip(STATS, stats)}}
+    values = r.points.get(method)
+    if values is None:
+        return None
+    v = r.summary(method)[i] if t is None else values[t, i]
+    return None if np.isnan(v) else {"value": float(v)}
+
+
+def check_methods(methods: Iterable[str]) -> tuple[str, ...]:
+    methods = tuple(methods)
+    bad = [m for m in methods if m not in METHODS]
+    if bad:
+        raise ValueError(f"unknown method {bad[0]!r}; expected some of {', '.join(METHODS)}")
+    return tuple(m for m in METHODS if m in methods)
+
+
+def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
+                 methods: Iterable[str] = METHODS, prior: str = "pool+run", b: int = 10_000,
+                 seed: int = 0, point: str = "mean", policies: Policies = Policies(),
+                 pool: Pool | None = None, keep_samples: bool = False) -> RunEstimate:
+    """Every requested strategy for one run (see `estimate`)."""
+    methods = check_methods(methods)
+    how = parse_point(point)
+    if prior not in bs.PRIORS:
+        raise ValueError(f"prior must be one of {', '.join(bs.PRIORS)}, not {prior!r}")
+    judged = judge(run, qrels, policies, pool)
+    n, nm = len(judged.topics), len(measures)
+    points = {}
+    for method in _expand(m for m in methods if m != "bootstrap"):
+        points[method] = np.full((n, nm), np.nan)
+    samples = np.full((b, n, nm), np.nan) if "bootstrap" in methods else None
+    plain = np.full((n, nm), np.nan)
+    for k, idx in _by_cutoff(measures).items():
+        base = fill.top(judged, k)
+        for i in idx:
+            m = measures[i]
+            plain[:, i] = m.compute(base)
+            if "nonrel" in points:
+                points["nonrel"][:, i] = plain[:, i]
+            if not m.spec.estimable:
+                continue
+            if "condensed" in points:
+                points["condensed"][:, i] = m.compute(fill.condensed(judged))
+            if "upper" in points:
+                points["upper"][:, i] = m.compute(fill.upper(base))
+            if "guaranteed_lower" in points:
+                points["guaranteed_lower"][:, i] = m.compute(fill.guaranteed_lower(base))
+                hi = m.compute(fill.guaranteed_upper(base))
+                if m.spec.bounded is not None:
+                    hi = np.clip(hi, *m.spec.bounded)
+                points["guaranteed_upper"][:, i] = hi
+        todo = [i for i in idx if measures[i].spec.estimable]
+        if samples is not None and todo and n:
+            _bootstrap(base, [measures[i] for i in todo], todo, samples, prior, b, seed)
+    out = RunEstimate(run.name, judged.topics, measures, points, nonrel=plain)
+    if samples is not None:
+        out.stats = summarise(samples)
+        out.point = point_estimate(samples, how)
+        per_iter = np.stack([aggregate(samples[:, :, i], m.spec.aggregate, axis=1)
+                             for i, m in enumerate(measures)], axis=-1)  # (b, measures)
+        out.run_stats = summarise(per_iter)
+        out.run_point = point_estimate(per_iter, how)
+        if keep_samples:
+            out.samples = samples
+    return out
+
+
+def _by_cutoff(measures: list[Measure]) -> dict[int | None, list[int]]:
+    groups: dict[int | None, list[int]] = {}
+    for i, m in enumerate(measures):
+        groups.setdefault(m.cutoff, []).append(i)
+    return groups
+
+
+def _bootstrap(base: Judged, measures: list[Measure], cols: list[int], out: np.ndarray,
+               prior: str, b: int, seed: int) -> None:
+    n = len(base.topics)
+    streams = [bs.stream(seed, base.run_name, t) for t in base.topics]
+    for t0, t1, i0, i1 in bs.batches(n, b, base.depth):
+        batch = bs.sample(base, b, prior, streams, t0, t1, i0, i1)
+        for col, m in zip(cols, measures):
+            out[i0:i1, t0:t1, col] = m.compute(batch)
+
+
+def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure], *,
+                  methods: Iterable[str] = METHODS, prior: str = "pool+run", b: int = 10_000,
+                  seed: int = 0, point: str = "mean", policies: Policies = Policies(),
+                  keep_samples: bool = False, workers: int = 1,
+                  executor: str = "process") -> Estimates:
+    """estimate_run for each run.
+
+    With workers > 1 the runs are spread over a pool of processes (or threads, `executor`);
+    every random stream belongs to one (run, topic) pair, so the output is the same.
+    """
+    methods = check_methods(methods)
+    options = dict(methods=methods, prior=prior, b=b, seed=seed, point=point,
+                   policies=policies, keep_samples=keep_samples)
+    if workers <= 1:
+        pools: dict[tuple[str, ...], Pool] = {}
+        out = []
+        for run in runs:
+            key = tuple(evaluated_topics(run, qrels, policies.complete))
+            if key not in pools:
+                pools[key] = Pool.build(qrels, list(key), policies.negative)
+            out.append(estimate_run(run, qrels, measures, pool=pools[key], **options))
+    else:
+        from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+        kind = {"process": ProcessPoolExecutor, "thread": ThreadPoolExecutor}[executor]
+        with kind(max_workers=workers) as ex:
+            futures = [ex.submit(estimate_run, run, qrels, measures, **options) for run in runs]
+            out = [f.result() for f in futures]
+    return Estimates(out, methods, prior, b, seed, point)
+
+
+def strategy_results(est: Estimates, method: str):
+    """One strategy's values as evaluation Results (what `eval --unjudged` prints)."""
+    from unjudged.results import Results, RunResult
+
+    runs = []
+    for r in est.runs:
+        if method == "bootstrap":
+            values, totals = r.point.copy(), r.run_point.copy()
+        else:
+            values, totals = r.points[method].copy(), r.summary(method)
+        # measures about judgments themselves are the same under every strategy
+        fixed = [i for i, m in enumerate(r.measures) if not m.spec.estimable]
+        values[:, fixed] = r.nonrel[:, fixed]
+        totals[fixed] = [aggregate(r.nonrel[:, i], r.measures[i].spec.aggregate) for i in fixed]
+        runs.append(RunResult(r.run, r.topics, r.measures, values, totals))
+    return Results(runs)
+
+
+def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] = METHODS,
+             prior: str = "pool+run", b: int = 10_000, seed: int = 0, point: str = "mean",
+             per_topic: bool = True, policies: Policies | None = None, **policy_kw: Any):
+    """Scores under each strategy for unjudged documents, as a tidy DataFrame.
+
+    Columns run, topic ("all" for the run level), measure, method (nonrel, condensed, upper,
+    bootstrap, guaranteed_lower, guaranteed_upper), value, and for the bootstrap mean, mode,
+    std, p5, p25, p50, p75, p90, p95. `prior` is pool, run or pool+run; `b` the number of
+    bootstrap iterations; `point` the bootstrap's point estimate (mean, mode, median, q0.75).
+
+    Example:
+        >>> df = estimate({"q": {"a": 3, "x": 2, "b": 1}}, {"q": {"a": 1, "b": 0, "c": 1}},
+        ...               "P@2", methods=["nonrel", "upper"])
+        >>> df[df.topic == "all"][["method", "value"]].values.tolist()
+        [['nonrel', 0.5], ['upper', 1.0]]
+    """
+    from unjudged._evaluate import _as_runs
+    from unjudged.io import read_qrels
+
+    pol = (policies or Policies()).but(**policy_kw) if policy_kw else (policies or Policies())
+    q = read_qrels(qrels)
+    ms = parse_measures(measures)
+    est = estimate_runs(_as_runs(runs, pol.ties, q), q, ms, methods=methods, prior=prior, b=b,
+                        seed=seed, point=point, policies=pol)
+    return est.to_pandas(per_topic=per_topic)

@@ -1,0 +1,132 @@
+"""Render strategy estimates (tables, TSV/CSV, JSON lines) and write bootstrap samples."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+
+import numpy as np
+
+from unjudged.strategies.stats import STATS
+
+_LONG = ["run", "topic", "measure", "method", "value", *STATS]
+
+
+def render_estimates(est, fmt: str = "table", per_topic: bool = False) -> str:
+    """Text of the estimates: one row per (run, topic, measure, method) in tsv/csv/jsonl; a
+    wide, aligned table (one column per method) otherwise."""
+    rows = list(est.rows(per_topic))
+    if fmt == "jsonl":
+        out = []
+        for r in rows:
+            keep = STATS if r["method"] == "bootstrap" else ()
+            item = {k: r[k] for k in ("run", "topic", "measure", "method")}
+            item["value"] = r["value"]
+            item.update({k: r[k] for k in keep})
+            out.append(json.dumps(item) + "\n")
+        return "".join(out)
+    if fmt in ("tsv", "csv"):
+        buf = io.StringIO()
+        writer = csv.writer(buf, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+        writer.writerow(_LONG)
+        for r in rows:
+            writer.writerow([_cell(r.get(k)) for k in _LONG])
+        return buf.getvalue()
+    return _wide(rows, est)
+
+
+def _cell(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def _wide(rows: list[dict], est) -> str:
+    """run, topic, measure, then one column per method; the bootstrap shows its point
+    estimate and its 5-95 percentile interval."""
+    methods = [m for m in ("nonrel", "condensed", "upper", "bootstrap", "guaranteed_lower",
+                           "guaranteed_upper") if m in _methods(est)]
+    header = ["run", "topic", "measure"]
+    for m in methods:
+        header += [f"bootstrap({est.point})", "p5-p95"] if m == "bootstrap" else [m]
+    table: dict[tuple, dict] = {}
+    for r in rows:
+        table.setdefault((r["run"], r["topic"], r["measure"]), {})[r["method"]] = r
+    body = []
+    for (run, topic, measure), got in table.items():
+        line = [run, topic, measure]
+        for m in methods:
+            r = got.get(m)
+            if m == "bootstrap":
+                line += ["-", "-"] if r is None else [f"{r['value']:.4f}",
+                                                      f"{r['p5']:.4f}-{r['p95']:.4f}"]
+            else:
+                line.append("-" if r is None else f"{r['value']:.4f}")
+        body.append(line)
+    widths = [max(len(x[c]) for x in [header] + body) for c in range(len(header))]
+    text = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    text += ["  ".join(c.ljust(w) if i < 3 else c.rjust(w)
+                       for i, (c, w) in enumerate(zip(line, widths))).rstrip()
+             for line in body]
+    note = ""
+    if any(m.startswith("guaranteed") for m in methods):
+        note = ("# guaranteed_lower/upper hold whatever the unjudged documents' grades but use "
+                "another normaliser: NOT comparable with other runs' scores.\n")
+    if "bootstrap" in methods:
+        note += (f"# bootstrap: b={est.b}, prior={est.prior}, seed={est.seed}; "
+                 f"value = {est.point} of the distribution.\n")
+    return "\n".join(text) + "\n" + note
+
+
+def _methods(est) -> list[str]:
+    out = []
+    for m in est.methods:
+        out += ["guaranteed_lower", "guaranteed_upper"] if m == "guaranteed" else [m]
+    return out
+
+
+def write_samples(est, path: str) -> None:
+    """Every bootstrap sample: .npz (one (b, topics, measures) array per run, with the topic
+    and measure names) or .parquet (one row per run, topic and measure; `samples` a list)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    suffix = ".npz" if path.endswith(".npz") else ".parquet"
+    fd, tmp = tempfile.mkstemp(prefix=".unjudged-", suffix=suffix, dir=folder)
+    os.close(fd)
+    try:
+        if suffix == ".npz":
+            arrays = {"measures": np.array([m.name for m in est.runs[0].measures]
+                                           if est.runs else [], dtype=str)}
+            for i, r in enumerate(est.runs):
+                arrays[f"run{i}_name"] = np.array(r.run)
+                arrays[f"run{i}_topics"] = np.array(r.topics, dtype=str)
+                arrays[f"run{i}_samples"] = r.samples
+            np.savez_compressed(tmp, **arrays)
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            runs, topics, measures, lists = [], [], [], []
+            for r in est.runs:
+                for t, topic in enumerate(r.topics):
+                    for i, m in enumerate(r.measures):
+                        if np.isnan(r.samples[0, t, i]):
+                            continue
+                        runs.append(r.run)
+                        topics.append(topic)
+                        measures.append(m.name)
+                        lists.append(r.samples[:, t, i])
+            table = pa.table({
+                "run": pa.array(runs, pa.string()), "topic": pa.array(topics, pa.string()),
+                "measure": pa.array(measures, pa.string()),
+                "samples": pa.array([x.tolist() for x in lists], pa.list_(pa.float64()))})
+            pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

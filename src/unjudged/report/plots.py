@@ -1,0 +1,71 @@
+"""Figures of bootstrap distributions, in the style of seed 000's Figure 1: per topic a
+histogram of the bootstrapped scores with the nonrel, condensed and upper scores and the point
+estimate marked."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+
+import numpy as np
+
+_MARKS = (("nonrel", "tab:red", "--"), ("condensed", "tab:green", "-."),
+          ("upper", "tab:purple", ":"))
+
+
+def plot_estimates(est, path: str, measure: int = 0) -> list[str]:
+    """Draw one figure per run (one panel per topic) for the `measure`-th measure. Returns the
+    files written: `path` itself for a single run, else `path` with the run name inserted."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    stem, ext = os.path.splitext(path)
+    for r in est.runs:
+        if r.samples is None or not r.topics:
+            continue
+        target = path if len(est.runs) == 1 else f"{stem}-{_safe(r.run)}{ext}"
+        fig = _figure(plt, r, measure, est.point)
+        fig.savefig(target, dpi=110)
+        plt.close(fig)
+        written.append(target)
+    return written
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+
+
+def _figure(plt, r, i: int, point: str):
+    n = len(r.topics)
+    cols = min(6, n)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.0 * rows + 0.6),
+                             squeeze=False, sharex=True)
+    name = r.measures[i].name
+    for t, ax in enumerate(axes.ravel()):
+        if t >= n:
+            ax.set_visible(False)
+            continue
+        values = r.samples[:, t, i]
+        if np.isnan(values[0]):
+            ax.set_visible(False)
+            continue
+        ax.hist(values, bins=np.linspace(0, 1, 41) if r.measures[i].spec.bounded == (0.0, 1.0)
+                else 40, color="0.75")
+        for method, color, style in _MARKS:
+            if method in r.points:
+                ax.axvline(r.points[method][t, i], color=color, linestyle=style, linewidth=1.2,
+                           label=method)
+        ax.axvline(r.point[t, i], color="black", linewidth=1.2, label=f"bootstrap {point}")
+        ax.set_title(f"topic {r.topics[t]}", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.set_yticks([])
+    handles, labels = axes.ravel()[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    fig.suptitle(f"{r.run}: bootstrapped {name} per topic", fontsize=10)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.96))
+    return fig
