@@ -137,14 +137,11 @@ def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
                 continue
             if "condensed" in points:
                 points["condensed"][:, i] = m.compute(fill.condensed(judged))
-            if "upper" in points:
+            if "upper" in points and m.spec.monotone:
                 points["upper"][:, i] = m.compute(fill.upper(base))
-            if "guaranteed_lower" in points:
-                points["guaranteed_lower"][:, i] = m.compute(fill.guaranteed_lower(base))
-                hi = m.compute(fill.guaranteed_upper(base))
-                if m.spec.bounded is not None:
-                    hi = np.clip(hi, *m.spec.bounded)
-                points["guaranteed_upper"][:, i] = hi
+            if "guaranteed_lower" in points and m.spec.guaranteed:
+                lo, hi = _guaranteed(m, judged, base)
+                points["guaranteed_lower"][:, i], points["guaranteed_upper"][:, i] = lo, hi
         todo = [i for i in idx if measures[i].spec.estimable]
         if samples is not None and todo and n:
             _bootstrap(base, [measures[i] for i in todo], todo, samples, prior, b, seed)
@@ -159,6 +156,19 @@ def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
         if keep_samples:
             out.samples = samples
     return out
+
+
+def _guaranteed(m: Measure, judged: Judged, base: Judged) -> tuple[np.ndarray, np.ndarray]:
+    """The guaranteed bounds, within the measure's range. Where a measure cannot be computed
+    for the extreme grades (G's discount needs the run's gain to stay below the ideal's), the
+    range's end is the bound."""
+    low_end, high_end = m.spec.bounded or (-np.inf, np.inf)
+    with np.errstate(all="ignore"):
+        lo = m.compute(fill.guaranteed_lower(judged, m.cutoff))
+        hi = m.compute(fill.guaranteed_upper(base))
+    lo = np.where(np.isfinite(lo), np.maximum(lo, low_end), low_end)
+    hi = np.where(np.isfinite(hi), np.minimum(hi, high_end), high_end)
+    return lo, hi
 
 
 def _by_cutoff(measures: list[Measure]) -> dict[int | None, list[int]]:
@@ -252,3 +262,46 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] = M
     est = estimate_runs(_as_runs(runs, pol.ties, q), q, ms, methods=methods, prior=prior, b=b,
                         seed=seed, point=point, policies=pol)
     return est.to_pandas(per_topic=per_topic)
+
+
+def fit_quantiles(est: Estimates, runs: list[Run], truth: Qrels,
+                  policies: Policies = Policies(), folds: int = 5) -> dict[str, dict[str, Any]]:
+    """Fit, per measure, the quantile of the bootstrap distribution that best predicts known
+    truths, and switch the point estimates to it.
+
+    The truth of a (run, topic) pair is its score under the `truth` qrels, used only where
+    those judge every document the measure looks at (the top k, or the whole ranking). Needs
+    the samples (keep_samples=True). Returns {measure: {level, cv_rmse, pairs}}; cv_rmse is
+    the error when each fold of topics is predicted with the level fitted on the others.
+    """
+    from unjudged.strategies.stats import cross_validated_quantile
+
+    by_name = {r.name: r for r in runs}
+    report: dict[str, dict[str, Any]] = {}
+    for i, m in enumerate(est.runs[0].measures if est.runs else []):
+        cols, truths, groups = [], [], []
+        for r in est.runs:
+            if r.samples is None:
+                raise ValueError("fitting a quantile needs the bootstrap samples")
+            j = judge(by_name[r.run], truth, policies.but(complete=False))
+            known = {t: k for k, t in enumerate(j.topics)}
+            values = m.compute(j)
+            cut = j.cut(m.cutoff) if m.cutoff else j.grades
+            complete = np.all((cut >= 0) | (cut == -3), axis=-1)
+            for t, topic in enumerate(r.topics):
+                k = known.get(topic)
+                if k is not None and complete[k] and not np.isnan(r.samples[0, t, i]):
+                    cols.append(r.samples[:, t, i])
+                    truths.append(values[k])
+                    groups.append(topic)
+        if not cols:
+            continue
+        level, cv = cross_validated_quantile(np.stack(cols, axis=1), np.array(truths),
+                                             np.array(groups), folds)
+        report[m.name] = {"level": level, "cv_rmse": cv, "pairs": len(cols)}
+        for r in est.runs:
+            r.point[:, i] = np.quantile(r.samples[:, :, i], level, axis=0)
+            per_iter = aggregate(r.samples[:, :, i], m.spec.aggregate, axis=1)
+            r.run_point[i] = np.quantile(per_iter, level)
+    est.point = "fitted quantile"
+    return report

@@ -189,9 +189,13 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
               "per run when there are several).")
 @click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
               help="Processes to spread runs over (results do not depend on it).")
+@click.option("--fit-truth", "truth_path", default=None,
+              help="Qrels that fully judge some (run, topic) pairs: fit, per measure, the "
+              "bootstrap quantile that best predicts their scores (5-fold by topic) and use it "
+              "as the point estimate.")
 def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topic, complete,
                  rel_level, depth, ties, negative, fmt, output, samples_path, plot_path,
-                 workers) -> None:
+                 workers, truth_path) -> None:
     """Scores of RUNS under each strategy for unjudged documents: trec_eval's (nonrel),
     condensed lists, the comparable upper bound, bootstrapped distributions and guaranteed
     (not comparable) bounds."""
@@ -212,18 +216,28 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
         if path and not path.endswith(kinds):
             raise click.BadParameter(f"{path}: expected a file name ending in "
                                      f"{' or '.join(kinds)}")
-    if (samples_path or plot_path) and "bootstrap" not in chosen:
-        raise click.BadParameter("--samples and --plot need the bootstrap method",
+    if (samples_path or plot_path or truth_path) and "bootstrap" not in chosen:
+        raise click.BadParameter("--samples, --plot and --fit-truth need the bootstrap method",
                                  param_hint="--methods")
     ms = parse_measures(list(measures))
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth)
     q = read_qrels(qrels)
-    est = estimate_runs(_progress(_noting_missing_topics(iter_runs(runs, ties=ties, qrels=q),
-                                                         q), "estimating"),
-                        q, ms, methods=chosen, prior=prior, b=b, seed=seed, point=point,
-                        policies=pol, keep_samples=bool(samples_path or plot_path),
+    truth = read_qrels(truth_path) if truth_path else None
+    stream = _noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q)
+    if truth is not None:
+        stream = kept = list(stream)  # the truth is computed on the same runs afterwards
+    est = estimate_runs(_progress(stream, "estimating"), q, ms, methods=chosen, prior=prior,
+                        b=b, seed=seed, point=point, policies=pol,
+                        keep_samples=bool(samples_path or plot_path or truth_path),
                         workers=workers)
+    if truth is not None:
+        from unjudged._estimate import fit_quantiles
+
+        for name, fit in fit_quantiles(est, kept, truth, pol).items():
+            click.echo(f"unjudged: {name}: quantile {fit['level']:.2f} fitted on "
+                       f"{fit['pairs']} fully judged (run, topic) pairs; cross-validated "
+                       f"RMSE {fit['cv_rmse']:.4f}", err=True)
     text = render_estimates(est, fmt, per_topic=per_topic)
     if samples_path:
         from unjudged.report.estimates import write_samples

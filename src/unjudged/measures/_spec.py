@@ -46,6 +46,10 @@ class MeasureSpec:
         estimable: the measure depends on the grades of the ranked documents only, so filling
             in unjudged documents (upper bounds, bootstrap) is meaningful. False for measures
             about judgments themselves (Judged@k, bpref, infAP, ...).
+        monotone: with the pool fixed, a higher grade for any ranked document never lowers the
+            value; only then is the comparable upper bound a bound.
+        guaranteed: the value is a gain over a normaliser that both grow with the grades (a
+            cutoff not tied to R), so the guaranteed bounds' construction holds.
     """
 
     name: str
@@ -61,6 +65,8 @@ class MeasureSpec:
     higher_is_better: bool = True
     suffix: str = "cutoff"  # what trec_eval's `name_X` / `name.X` sets: the cutoff or a parameter
     estimable: bool = True
+    monotone: bool = True
+    guaranteed: bool = True
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -71,11 +71,11 @@ register(MeasureSpec(
     params=(REL,), cutoff="optional", aliases=("recip_rank", "MRR"), citation=TREC))
 register(MeasureSpec(
     "Rprec", r_precision, "R-precision: precision at rank R, the topic's number of relevant "
-    "documents.", params=(REL,), aliases=("R-prec",), citation=TREC))
+    "documents.", params=(REL,), aliases=("R-prec",), citation=TREC, guaranteed=False))
 register(MeasureSpec(
     "RprecMult", r_precision_mult, "Precision at rank mult x R (trec_eval Rprec_mult).",
     params=(Param("mult", float, 1.0, "multiple of R"), REL), aliases=("Rprec_mult",),
-    citation=TREC, suffix="mult"))
+    citation=TREC, suffix="mult", guaranteed=False))
 register(MeasureSpec(
     "IPrec", interpolated_precision, "Interpolated precision at a recall level: the highest "
     "precision at any rank with at least that recall (trec_eval iprec_at_recall).",

@@ -139,13 +139,15 @@ register(MeasureSpec(
     citation="Järvelin & Kekäläinen, TOIS 2002; trec_eval 10"))
 register(MeasureSpec(
     "nDCGRel", ndcg_rel, "nDCG averaged over the ranks of the relevant documents "
-    "(trec_eval ndcg_rel).", params=(DCG, GAINS), aliases=("ndcg_rel",), citation=TREC))
+    "(trec_eval ndcg_rel).", params=(DCG, GAINS), aliases=("ndcg_rel",), citation=TREC,
+    monotone=False, guaranteed=False))
 register(MeasureSpec(
     "RnDCG", r_ndcg, "nDCG averaged over the ranks where the ideal gain changes "
-    "(trec_eval Rndcg).", params=(DCG, GAINS), aliases=("Rndcg",), citation=TREC))
+    "(trec_eval Rndcg).", params=(DCG, GAINS), aliases=("Rndcg",), citation=TREC,
+    guaranteed=False))
 register(MeasureSpec(
     "G", g_measure, "trec_eval's normalised gain G.", params=(GAINS,),
-    bounded=None, citation=TREC))
+    bounded=None, citation=TREC, monotone=False, guaranteed=False))
 register(MeasureSpec(
     "binG", binary_g, "trec_eval's binary gain binG.",
     params=(Param("rel", int, None, "smallest relevant grade"),), citation=TREC))

@@ -78,4 +78,4 @@ register(MeasureSpec(
     "d*nonrel_missed (trec_eval utility; weights 'a,b,c,d').",
     params=(Param("weights", str, "1,-1,0,0", "a,b,c,d"), REL,
             Param("docs", int, 0, "documents in the collection (trec_eval -N)")),
-    aliases=("utility",), bounded=None, citation=TREC))
+    aliases=("utility",), bounded=None, citation=TREC, monotone=False, guaranteed=False))

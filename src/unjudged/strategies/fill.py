@@ -75,23 +75,23 @@ def upper(judged: Judged) -> Judged:
     return judged.with_grades(np.where(miss, assigned, g).astype(g.dtype))
 
 
-def guaranteed_lower(judged: Judged) -> Judged:
-    """A lower bound that holds whatever the unjudged documents' grades: they gain nothing, and
-    the ideal ranking counts each of them at the highest grade (NOT comparable: the normaliser
-    differs from the pool's)."""
-    g = judged.grades
-    miss = unknown(g)
-    top_grade = max_grade(judged.pool)
-    extra = miss.sum(axis=-1)  # unjudged documents per topic, all counted at the top grade
-    width = judged.pool.sorted_grades.shape[-1] + int(extra.max(initial=0))
+def guaranteed_lower(judged: Judged, k: int | None = None) -> Judged:
+    """A lower bound that holds whatever the unjudged documents' grades: those in the top k
+    gain nothing, and the ideal ranking counts every unjudged document of the ranking (to any
+    depth) at the highest grade (NOT comparable: the normaliser differs from the pool's).
+    Documents no ranking retrieved are taken as non-relevant, as pooling does."""
+    whole = unknown(judged.grades)
+    extra = whole.sum(axis=-1)  # unjudged documents per topic, all counted at the top grade
+    sg = judged.pool.sorted_grades
+    width = sg.shape[-1] + int(extra.max(initial=0))
     ideal = np.full((len(extra), width), -1, dtype=np.int32)
-    ideal[:, :judged.pool.sorted_grades.shape[-1]] = judged.pool.sorted_grades
-    ideal[np.arange(width)[None, :] >= width - extra[:, None]] = top_grade
-    ideal = -np.sort(-ideal, axis=-1)
-    pool = Pool(judged.pool.topics, ideal, judged.pool.num_unjudged)
-    zeroed = np.where(miss, 0, g).astype(g.dtype)
-    return Judged(judged.run_name, judged.topics, zeroed, judged.length, pool,
-                  judged.retrieved, judged.policies)
+    ideal[:, :sg.shape[-1]] = sg
+    ideal[np.arange(width)[None, :] >= width - extra[:, None]] = _top_grade(judged)
+    pool = Pool(judged.pool.topics, -np.sort(-ideal, axis=-1), judged.pool.num_unjudged)
+    cut = top(judged, k)
+    g = cut.grades
+    return Judged(judged.run_name, judged.topics, np.where(unknown(g), 0, g).astype(g.dtype),
+                  cut.length, pool, judged.retrieved, judged.policies)
 
 
 def guaranteed_upper(judged: Judged) -> Judged:
@@ -99,7 +99,13 @@ def guaranteed_upper(judged: Judged) -> Judged:
     grade while the ideal ranking stays the pool's (NOT comparable; values are clipped to the
     measure's range by the caller)."""
     g = judged.grades
-    return judged.with_grades(np.where(unknown(g), max_grade(judged.pool), g).astype(g.dtype))
+    return judged.with_grades(np.where(unknown(g), _top_grade(judged), g).astype(g.dtype))
+
+
+def _top_grade(judged: Judged) -> int:
+    """The highest grade an unjudged document could have: the highest in the qrels of the
+    evaluated topics, and at least the relevance level."""
+    return max(max_grade(judged.pool), judged.policies.rel_level)
 
 
 __all__ = ["PAD", "available", "condensed", "guaranteed_lower", "guaranteed_upper", "nonrel",

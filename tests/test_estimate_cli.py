@@ -1,0 +1,140 @@
+"""`unjudged estimate` and `unjudged eval --unjudged`: formats, samples, plots, errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from unjudged.cli import main
+
+QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n2 0 e 0\n"
+RUN_A = "1 Q0 a 1 3.0 A\n1 Q0 x 2 2.0 A\n1 Q0 b 3 1.0 A\n2 Q0 d 1 1.0 A\n"
+RUN_B = "1 Q0 b 1 3.0 B\n1 Q0 a 2 2.0 B\n2 Q0 y 1 1.0 B\n"
+
+
+def _files(tmp_path):
+    (tmp_path / "qrels").write_text(QRELS)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "a.run").write_text(RUN_A)
+    (runs / "b.run").write_text(RUN_B)
+    return str(tmp_path / "qrels"), runs
+
+
+def _run(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result
+
+
+def test_jsonl_keys_and_values(tmp_path):
+    qrels, runs = _files(tmp_path)
+    r = _run("estimate", qrels, runs / "a.run", "-m", "P@2", "-b", "2000", "-q", "-f", "jsonl")
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    by = {(x["topic"], x["method"]): x for x in rows}
+    assert set(by) == {(t, m) for t in ("1", "2", "all") for m in (
+        "nonrel", "condensed", "upper", "bootstrap", "guaranteed_lower", "guaranteed_upper")}
+    assert by["1", "nonrel"]["value"] == 0.5 and by["1", "upper"]["value"] == 1.0
+    assert by["all", "nonrel"]["value"] == 0.5  # topic 2: d relevant, one document: 1/2
+    boot = by["1", "bootstrap"]
+    assert set(boot) == {"run", "topic", "measure", "method", "value", "mean", "mode", "std",
+                         "p5", "p25", "p50", "p75", "p90", "p95"}
+    assert boot["run"] == "A" and boot["measure"] == "P@2"
+    assert boot["mean"] == pytest.approx(0.5 + 0.5 * 5 / 6, abs=0.02)
+    assert by["2", "bootstrap"]["std"] == 0.0  # topic 2 is fully judged
+    assert set(by["1", "upper"]) == {"run", "topic", "measure", "method", "value"}
+
+
+def test_table_marks_incomparable_bounds(tmp_path):
+    qrels, runs = _files(tmp_path)
+    r = _run("estimate", qrels, runs, "-m", "nDCG@3", "-m", "Bpref", "-b", "100")
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ["run", "topic", "measure", "nonrel", "condensed", "upper",
+                                "bootstrap(mean)", "p5-p95", "guaranteed_lower",
+                                "guaranteed_upper"]
+    assert lines[1].split()[:4] == ["A", "all", "nDCG@3", "0.8801"]
+    assert lines[2].split()[2:5] == ["Bpref", "0.7500", "-"]  # not estimable: nonrel only
+    assert "NOT comparable" in r.stdout
+
+
+def test_same_seed_same_output_different_seed_different(tmp_path):
+    qrels, runs = _files(tmp_path)
+    args = ["estimate", qrels, runs, "-m", "nDCG@3", "-b", "500", "-f", "tsv"]
+    one, two = _run(*args, "--seed", "4"), _run(*args, "--seed", "4")
+    three = _run(*args, "--seed", "5", "--workers", "2")
+    assert one.stdout == two.stdout
+    assert one.stdout != three.stdout
+    assert _run(*args, "--seed", "4", "--workers", "2").stdout == one.stdout
+
+
+def test_eval_with_a_strategy(tmp_path):
+    qrels, runs = _files(tmp_path)
+    plain = _run("eval", qrels, runs / "a.run", "-m", "P@2", "-m", "Judged@2")
+    upper = _run("eval", qrels, runs / "a.run", "-m", "P@2", "-m", "Judged@2",
+                 "--unjudged", "upper")
+    assert plain.stdout.splitlines()[1].split() == ["A", "0.5000", "0.7500"]
+    assert upper.stdout.splitlines()[1].split() == ["A", "0.7500", "0.7500"]
+    boot = _run("eval", qrels, runs / "a.run", "-m", "P@2", "--unjudged", "bootstrap",
+                "--point", "mode", "-b", "300")
+    assert boot.exit_code == 0, boot.output
+    assert boot.stdout.splitlines()[1].split() == ["A", "0.7500"]
+
+
+@pytest.mark.parametrize("ext", ["npz", "parquet"])
+def test_samples_file(tmp_path, ext):
+    qrels, runs = _files(tmp_path)
+    out = tmp_path / f"samples.{ext}"
+    r = _run("estimate", qrels, runs, "-m", "P@2", "-b", "50", "--samples", out)
+    assert r.exit_code == 0, r.output
+    if ext == "npz":
+        data = np.load(out)
+        assert str(data["run0_name"]) == "A"
+        assert data["run0_samples"].shape == (50, 2, 1)
+        assert list(data["run0_topics"]) == ["1", "2"]
+    else:
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(out).to_pydict()
+        assert table["run"] == ["A", "A", "B", "B"]
+        assert all(len(s) == 50 for s in table["samples"])
+
+
+def test_plot_files(tmp_path):
+    qrels, runs = _files(tmp_path)
+    out = tmp_path / "fig.png"
+    r = _run("estimate", qrels, runs, "-m", "nDCG@3", "-b", "100", "--plot", out)
+    assert r.exit_code == 0, r.output
+    for name in ("fig-A.png", "fig-B.png"):
+        assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--methods", "nonrel,bogus"], "unknown method 'bogus'"),
+    (["--point", "q1.5"], "point must be"),
+    (["--prior", "uniform"], "uniform"),
+    (["--samples", "x.csv"], "expected a file name ending in .parquet or .npz"),
+    (["--methods", "nonrel", "--plot", "x.png"], "need the bootstrap"),
+])
+def test_bad_options_exit_2(tmp_path, args, message):
+    qrels, runs = _files(tmp_path)
+    r = _run("estimate", qrels, runs, "-m", "P@2", *args)
+    assert r.exit_code == 2
+    assert message in r.output
+    assert "Traceback" not in r.output
+
+
+def test_fit_truth_switches_the_point_estimate(tmp_path):
+    qrels, runs = _files(tmp_path)
+    truth = tmp_path / "truth"
+    truth.write_text(QRELS + "1 0 x 0\n2 0 y 1\n")  # x is not relevant after all, y is
+    r = _run("estimate", qrels, runs, "-m", "P@2", "-b", "400", "--methods", "bootstrap",
+             "--fit-truth", truth, "-q", "-f", "jsonl")
+    assert r.exit_code == 0, r.output
+    assert "P@2: quantile" in r.stderr and "on 4 fully judged (run, topic) pairs" in r.stderr
+    rows = {(x["run"], x["topic"]): x for x in map(json.loads, r.stdout.splitlines())}
+    # x (run A, topic 1) is really 0: the fitted level sits low, predicting A's topic 1 at 0.5
+    assert rows["A", "1"]["value"] == 0.5
