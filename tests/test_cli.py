@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from click.testing import CliRunner
 
 from unjudged.cli import main
+
+sys.path.insert(0, str(Path(__file__).parent))
+from collection import write_collection  # noqa: E402
 
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n"
 RUN_A = "1 Q0 a 1 3.0 A\n1 Q0 x 2 2.0 A\n1 Q0 c 3 1.0 A\n2 Q0 d 1 1.0 A\n"
@@ -16,12 +20,7 @@ RUN_B = "1 Q0 b 1 3.0 B\n1 Q0 a 2 2.0 B\n2 Q0 y 1 1.0 B\n"
 
 
 def _files(tmp_path):
-    (tmp_path / "qrels").write_text(QRELS)
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    (runs / "a.run").write_text(RUN_A)
-    (runs / "b.run").write_text(RUN_B)
-    return str(tmp_path / "qrels"), runs
+    return write_collection(tmp_path, QRELS, {"a.run": RUN_A, "b.run": RUN_B})
 
 
 def test_table_of_several_runs_from_a_directory(tmp_path):
