@@ -321,8 +321,18 @@ def demo_cmd(measures) -> None:
     click.echo(f"unjudged demo: TREC-COVID round 1, qrels-rnd1 and {len(runs)} runs "
                "(shipped inside the package; see unjudged/data/example/SOURCE.md)\n", err=True)
     sys.stderr.flush()
-    results = score(read_runs(runs), read_qrels(qrels), parse_measures(list(measures)))
+    q = read_qrels(qrels)
+    loaded = read_runs(runs, qrels=q)
+    results = score(loaded, q, parse_measures(list(measures)))
     write_output(render(results, "table"), None)
+    from unjudged._estimate import estimate_runs
+    from unjudged.report.estimates import render_estimates
+
+    click.echo("\nHow far can nDCG@10 be trusted? The same runs under each strategy for "
+               "unjudged documents (unjudged estimate, b=2000):\n", err=True)
+    sys.stderr.flush()
+    est = estimate_runs(loaded, q, parse_measures(["nDCG@10"]), b=2000, seed=0)
+    write_output(render_estimates(est, "table"), None)
 
 
 if __name__ == "__main__":
