@@ -65,13 +65,33 @@ def fill(requested: np.ndarray, miss: np.ndarray, avail: np.ndarray) -> np.ndarr
     """Grades handed out for requested grades (..., n, k) at the unjudged positions `miss`
     (n, k), given the documents available per grade `avail` (n, levels). Level by level from
     the top: the documents still asking for >= r are served in rank order while grade r lasts."""
+    rows, cols = np.nonzero(miss)
+    lead = requested.shape[:-2]
+    flat = requested[..., rows, cols].reshape(-1, rows.size)
+    got = _fill_cells(flat, rows, avail)
+    out = np.zeros(requested.shape, dtype=np.int16)
+    out[..., rows, cols] = got.reshape(lead + (rows.size,))
+    return out
+
+
+def _fill_cells(requested: np.ndarray, rows: np.ndarray, avail: np.ndarray) -> np.ndarray:
+    """fill() on the unjudged cells only: `requested` is (iterations, cells) with the cells
+    of each topic (`rows`, non-decreasing) together and in rank order."""
     assigned = np.zeros(requested.shape, dtype=np.int16)
-    pending = np.broadcast_to(miss, requested.shape).copy()
+    if rows.size == 0:
+        return assigned
+    first = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])  # where each topic's cells start
+    start = np.repeat(first, np.diff(np.append(first, rows.size)))
+    pending = np.ones(requested.shape, dtype=bool)
     for r in range(avail.shape[-1] - 1, 0, -1):
         want = pending & (requested >= r)
         if not want.any():
             continue
-        served = want & (np.cumsum(want, axis=-1) <= avail[:, r][:, None])
+        rank = np.cumsum(want, axis=-1, dtype=np.int32)  # served in rank order, per topic
+        before = np.zeros_like(rank)
+        before[:, 1:] = rank[:, :-1]
+        rank -= before[:, start]
+        served = want & (rank <= avail[rows, r])
         assigned[served] = r
         pending &= ~served
     return assigned
@@ -92,19 +112,25 @@ def sample(judged: Judged, b: int, prior: str, streams: list[np.random.Generator
     """Iterations i0..i1-1 of topics t0..t1-1 as one batch with a leading sample axis.
 
     `judged` is already cut to the measure's cutoff; `streams` are the topics' generators,
-    consumed in iteration order, so any split of the iterations gives the same draws.
+    consumed in iteration order, so any split of the iterations gives the same draws. Only the
+    unjudged cells are drawn and filled; the judged ones are copied.
     """
     part = judged.topic_slice(t0, t1)
     g = part.grades
-    miss = unknown(g)
+    rows, cols = np.nonzero(unknown(g))  # topic by topic, in rank order
     levels = max_grade(judged.pool) + 1
-    cdf = np.cumsum(priors(part, prior, levels), axis=-1)[:, :-1]  # (n, levels-1)
+    cdf = np.cumsum(priors(part, prior, levels), axis=-1)  # (n, levels)
     m = i1 - i0
-    uniform = np.ones((m,) + g.shape)  # 1.0 asks for nothing at judged positions
-    for t in range(t1 - t0):
-        pos = np.flatnonzero(miss[t])
-        if pos.size:
-            uniform[:, t, pos] = streams[t0 + t].random((m, pos.size))
-    requested = (uniform[..., None] >= cdf[None, :, None, :]).sum(axis=-1)
-    grades = np.where(miss, fill(requested, miss, available(part, levels)), g)
-    return part.with_grades(grades.astype(np.int16))
+    uniform = np.empty((m, rows.size))
+    counts = np.bincount(rows, minlength=t1 - t0)
+    at = 0
+    for t, c in enumerate(counts.tolist()):
+        if c:
+            uniform[:, at:at + c] = streams[t0 + t].random((m, c))
+            at += c
+    requested = np.zeros((m, rows.size), dtype=np.int8)
+    for r in range(levels - 1):  # grade = number of cumulative levels the draw reaches
+        requested += uniform >= cdf[rows, r]
+    grades = np.repeat(g[None], m, axis=0)
+    grades[:, rows, cols] = _fill_cells(requested, rows, available(part, levels))
+    return part.with_grades(grades)
