@@ -58,3 +58,16 @@ def test_condensed_list_with_judged_only():
 def test_depth_cut():
     df = unjudged.evaluate(RUN, QRELS, ["NumRet", "R@5"], per_topic=False, depth=3)
     assert df.value.tolist() == [3, 1 / 2]
+
+
+def test_err_by_hand():
+    """Grades 2, 0, 1 with max_grade 2: R = 3/4, 0, 1/4;
+    ERR = 3/4 + 0 + (1/3)(1/4)(1/4)(1) = 0.7708333..."""
+    from unjudged import evaluate
+
+    df = evaluate({"q": {"a": 3.0, "b": 2.0, "c": 1.0}}, {"q": {"a": 2, "b": 0, "c": 1}},
+                  ["ERR(max_grade=2)", "ERR(max_grade=2)@1", "ERR@3"])
+    got = dict(df[df.topic == "q"][["measure", "value"]].values.tolist())
+    assert abs(got["ERR(max_grade=2)"] - (0.75 + 1 / 48)) < 1e-12
+    assert abs(got["ERR(max_grade=2)@1"] - 0.75) < 1e-12
+    assert abs(got["ERR@3"] - (3 / 16 + (1 / 3) * (13 / 16) * (1 / 16))) < 1e-12
