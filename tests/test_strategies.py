@@ -211,7 +211,7 @@ def test_fallback_never_hands_out_what_the_pool_lacks(data, prior, seed):
     qrels, run = data
     j = judge(read_run(run), read_qrels(qrels))
     streams = [bs.stream(seed, "r", t) for t in j.topics]
-    batch = bs.sample(j, 50, prior, streams, 0, len(j.topics), 0, 50)
+    batch = bs.sample(j, prior, streams, 0, len(j.topics), 0, 50)
     levels = fill.max_grade(j.pool) + 1
     avail = fill.available(j, levels)
     miss = fill.unknown(j.grades)

@@ -12,14 +12,14 @@ from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
-from unjudged.results import aggregate
+from unjudged.data.judged import PAD
+from unjudged.results import aggregate, aggregate_measures
 from unjudged.strategies import bootstrap as bs
 from unjudged.strategies import fill
 from unjudged.strategies.stats import STATS, parse_point, point_estimate, summarise
 
 #: Strategies, in report order. "guaranteed" yields two values (lower, upper).
 METHODS = ("nonrel", "condensed", "upper", "bootstrap", "guaranteed")
-POINT_METHODS = ("nonrel", "condensed", "upper", "guaranteed_lower", "guaranteed_upper")
 
 
 @dataclass(eq=False)
@@ -45,9 +45,7 @@ class RunEstimate:
 
     def summary(self, method: str) -> np.ndarray:
         """Run-level value per measure of a deterministic method."""
-        v = self.points[method]
-        return np.array([aggregate(v[:, i], m.spec.aggregate) for i, m in
-                         enumerate(self.measures)])
+        return aggregate_measures(self.points[method], self.measures)
 
 
 @dataclass(eq=False)
@@ -62,12 +60,14 @@ class Estimates:
     def rows(self, per_topic: bool = True) -> Iterable[dict[str, Any]]:
         """One dict per (run, topic, measure, method): `value`, or the bootstrap statistics
         (with `value` = the chosen point estimate)."""
+        methods = expand_methods(self.methods)
         for r in self.runs:
+            totals = {m: r.summary(m) for m in methods if m in r.points}
             topics = list(enumerate(r.topics)) if per_topic else []
             for t, topic in topics + [(None, "all")]:
                 for i, m in enumerate(r.measures):
-                    for method in _expand(self.methods):
-                        row = _row(r, t, i, method)
+                    for method in methods:
+                        row = _row(r, totals, t, i, method)
                         if row is not None:
                             yield {"run": r.run, "topic": topic, "measure": m.name,
                                    "method": method, **row}
@@ -79,14 +79,16 @@ class Estimates:
         return pd.DataFrame(list(self.rows(per_topic)), columns=cols)
 
 
-def _expand(methods: Iterable[str]) -> list[str]:
+def expand_methods(methods: Iterable[str]) -> list[str]:
+    """Methods as reported: "guaranteed" becomes guaranteed_lower and guaranteed_upper."""
     out: list[str] = []
     for m in methods:
         out += ["guaranteed_lower", "guaranteed_upper"] if m == "guaranteed" else [m]
     return out
 
 
-def _row(r: RunEstimate, t: int | None, i: int, method: str) -> dict[str, float] | None:
+def _row(r: RunEstimate, totals: dict[str, np.ndarray], t: int | None, i: int,
+         method: str) -> dict[str, float] | None:
     if method == "bootstrap":
         if r.stats is None:
             return None
@@ -98,7 +100,7 @@ def _row(r: RunEstimate, t: int | None, i: int, method: str) -> dict[str, float]
     values = r.points.get(method)
     if values is None:
         return None
-    v = r.summary(method)[i] if t is None else values[t, i]
+    v = totals[method][i] if t is None else values[t, i]
     return None if np.isnan(v) else {"value": float(v)}
 
 
@@ -117,30 +119,31 @@ def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
     """Every requested strategy for one run (see `estimate`)."""
     methods = check_methods(methods)
     how = parse_point(point)
-    if prior not in bs.PRIORS:
-        raise ValueError(f"prior must be one of {', '.join(bs.PRIORS)}, not {prior!r}")
+    bs.check_prior(prior)
     judged = judge(run, qrels, policies, pool)
     n, nm = len(judged.topics), len(measures)
-    points = {}
-    for method in _expand(m for m in methods if m != "bootstrap"):
-        points[method] = np.full((n, nm), np.nan)
+    points = {m: np.full((n, nm), np.nan) for m in expand_methods(methods) if m != "bootstrap"}
+    plain = points.get("nonrel", np.full((n, nm), np.nan))
     samples = np.full((b, n, nm), np.nan) if "bootstrap" in methods else None
-    plain = np.full((n, nm), np.nan)
+    condensed = fill.condensed(judged) if "condensed" in points else None
     for k, idx in _by_cutoff(measures).items():
         base = fill.top(judged, k)
+        # each strategy's rankings are built once per cutoff, when some measure needs them
+        upper = guaranteed = None
         for i in idx:
             m = measures[i]
             plain[:, i] = m.compute(base)
-            if "nonrel" in points:
-                points["nonrel"][:, i] = plain[:, i]
             if not m.spec.estimable:
                 continue
-            if "condensed" in points:
-                points["condensed"][:, i] = m.compute(fill.condensed(judged))
+            if condensed is not None:
+                points["condensed"][:, i] = m.compute(condensed)
             if "upper" in points and m.spec.monotone:
-                points["upper"][:, i] = m.compute(fill.upper(base))
+                upper = upper or fill.upper(base)
+                points["upper"][:, i] = m.compute(upper)
             if "guaranteed_lower" in points and m.spec.guaranteed:
-                lo, hi = _guaranteed(m, judged, base)
+                guaranteed = guaranteed or (fill.guaranteed_lower(judged, k),
+                                            fill.guaranteed_upper(base))
+                lo, hi = _guaranteed(m, *guaranteed)
                 points["guaranteed_lower"][:, i], points["guaranteed_upper"][:, i] = lo, hi
         todo = [i for i in idx if measures[i].spec.estimable]
         if samples is not None and todo and n:
@@ -149,8 +152,7 @@ def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
     if samples is not None:
         out.stats = summarise(samples)
         out.point = point_estimate(samples, how)
-        per_iter = np.stack([aggregate(samples[:, :, i], m.spec.aggregate, axis=1)
-                             for i, m in enumerate(measures)], axis=-1)  # (b, measures)
+        per_iter = aggregate_measures(samples, measures)  # (b, measures)
         out.run_stats = summarise(per_iter)
         out.run_point = point_estimate(per_iter, how)
         if keep_samples:
@@ -158,17 +160,10 @@ def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
     return out
 
 
-def _guaranteed(m: Measure, judged: Judged, base: Judged) -> tuple[np.ndarray, np.ndarray]:
-    """The guaranteed bounds, within the measure's range. Where a measure cannot be computed
-    for the extreme grades (G's discount needs the run's gain to stay below the ideal's), the
-    range's end is the bound."""
+def _guaranteed(m: Measure, lower: Judged, upper: Judged) -> tuple[np.ndarray, np.ndarray]:
+    """The guaranteed bounds, within the measure's range."""
     low_end, high_end = m.spec.bounded or (-np.inf, np.inf)
-    with np.errstate(all="ignore"):
-        lo = m.compute(fill.guaranteed_lower(judged, m.cutoff))
-        hi = m.compute(fill.guaranteed_upper(base))
-    lo = np.where(np.isfinite(lo), np.maximum(lo, low_end), low_end)
-    hi = np.where(np.isfinite(hi), np.minimum(hi, high_end), high_end)
-    return lo, hi
+    return np.maximum(m.compute(lower), low_end), np.minimum(m.compute(upper), high_end)
 
 
 def _by_cutoff(measures: list[Measure]) -> dict[int | None, list[int]]:
@@ -183,7 +178,7 @@ def _bootstrap(base: Judged, measures: list[Measure], cols: list[int], out: np.n
     n = len(base.topics)
     streams = [bs.stream(seed, base.run_name, t) for t in base.topics]
     for t0, t1, i0, i1 in bs.batches(n, b, base.depth):
-        batch = bs.sample(base, b, prior, streams, t0, t1, i0, i1)
+        batch = bs.sample(base, prior, streams, t0, t1, i0, i1)
         for col, m in zip(cols, measures):
             out[i0:i1, t0:t1, col] = m.compute(batch)
 
@@ -232,7 +227,7 @@ def strategy_results(est: Estimates, method: str):
         # measures about judgments themselves are the same under every strategy
         fixed = [i for i, m in enumerate(r.measures) if not m.spec.estimable]
         values[:, fixed] = r.nonrel[:, fixed]
-        totals[fixed] = [aggregate(r.nonrel[:, i], r.measures[i].spec.aggregate) for i in fixed]
+        totals[fixed] = aggregate_measures(r.nonrel, r.measures)[fixed]
         runs.append(RunResult(r.run, r.topics, r.measures, values, totals))
     return Results(runs)
 
@@ -277,26 +272,26 @@ def fit_quantiles(est: Estimates, runs: list[Run], truth: Qrels,
     from unjudged.strategies.stats import cross_validated_quantile
 
     by_name = {r.name: r for r in runs}
+    truths = [judge(by_name[r.run], truth, policies.but(complete=False)) for r in est.runs]
     report: dict[str, dict[str, Any]] = {}
     for i, m in enumerate(est.runs[0].measures if est.runs else []):
-        cols, truths, groups = [], [], []
-        for r in est.runs:
+        cols, values, groups = [], [], []
+        for r, j in zip(est.runs, truths):
             if r.samples is None:
                 raise ValueError("fitting a quantile needs the bootstrap samples")
-            j = judge(by_name[r.run], truth, policies.but(complete=False))
             known = {t: k for k, t in enumerate(j.topics)}
-            values = m.compute(j)
-            cut = j.cut(m.cutoff) if m.cutoff else j.grades
-            complete = np.all((cut >= 0) | (cut == -3), axis=-1)
+            true = m.compute(j)
+            cut = j.cut(m.cutoff)
+            complete = np.all((cut >= 0) | (cut == PAD), axis=-1)
             for t, topic in enumerate(r.topics):
                 k = known.get(topic)
                 if k is not None and complete[k] and not np.isnan(r.samples[0, t, i]):
                     cols.append(r.samples[:, t, i])
-                    truths.append(values[k])
+                    values.append(true[k])
                     groups.append(topic)
         if not cols:
             continue
-        level, cv = cross_validated_quantile(np.stack(cols, axis=1), np.array(truths),
+        level, cv = cross_validated_quantile(np.stack(cols, axis=1), np.array(values),
                                              np.array(groups), folds)
         report[m.name] = {"level": level, "cv_rmse": cv, "pairs": len(cols)}
         for r in est.runs:

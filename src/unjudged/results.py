@@ -22,6 +22,12 @@ def aggregate(values: np.ndarray, how: str, axis: int = -1) -> np.ndarray:
     return values.mean(axis=axis)
 
 
+def aggregate_measures(values: np.ndarray, measures: list[Measure]) -> np.ndarray:
+    """Aggregate (..., topics, measures) over topics, each measure its own way."""
+    return np.stack([aggregate(values[..., i], m.spec.aggregate)
+                     for i, m in enumerate(measures)], axis=-1)
+
+
 @dataclass(eq=False)
 class RunResult:
     """One run's values: `values[t, m]` for topic t and measure m, and their aggregates."""
@@ -35,10 +41,8 @@ class RunResult:
     @property
     def summary(self) -> np.ndarray:
         """Aggregated value per measure (mean, sum or geometric mean as the measure says)."""
-        if self.totals is not None:
-            return self.totals
-        return np.array([aggregate(self.values[:, i], m.spec.aggregate)
-                         for i, m in enumerate(self.measures)])
+        return self.totals if self.totals is not None else \
+            aggregate_measures(self.values, self.measures)
 
 
 @dataclass(eq=False)

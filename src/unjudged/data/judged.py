@@ -192,11 +192,11 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
     found[negative] = 0 if policies.negative == "nonrel" else UNJUDGED
     packed[topic, within] = found
     if policies.judged_only:
-        packed, lengths = _judged_only(packed)
+        packed, lengths = condense(packed)
     return Judged(run.name, topics, packed, lengths, pool, retrieved, policies)
 
 
-def _judged_only(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def condense(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Condense each ranking to its judged documents, keeping their order (trec_eval -J)."""
     keep = packed >= 0
     lengths = keep.sum(axis=1).astype(np.int64)

@@ -72,6 +72,12 @@ def _read(data: bytes | str, names: list[str], delimiter: str, include: list[str
 _HEAD = 1 << 16
 
 
+def _delimiter(text: bytes) -> str:
+    """A tab when the first non-blank line is tab-separated (and has no spaces), else a space."""
+    first = next((line for _, line in iter_lines(text) if line.strip()), b"")
+    return "\t" if b"\t" in first and b" " not in first else " "
+
+
 def read_plain_file(path: str, names: list[str], include: list[str],
                     types: dict[str, pa.DataType] | None = None) -> tuple[pa.Table, bytes] | None:
     """Let Arrow read a plain file itself, or None when the file needs the careful path.
@@ -89,10 +95,8 @@ def read_plain_file(path: str, names: list[str], include: list[str],
         return None
     if not head.strip() or is_compressed(head) or b"\x00" in head:
         return None
-    first = next((line for _, line in iter_lines(head) if line.strip()), b"")
-    delimiter = "\t" if b"\t" in first and b" " not in first else " "
     try:
-        table = _read(path, names, delimiter, include, types, block_size=1 << 20)
+        table = _read(path, names, _delimiter(head), include, types, block_size=1 << 20)
     except (pa.ArrowInvalid, UnicodeDecodeError, OSError):
         return None
     if table.num_rows == 0 or any(_suspicious(table[c], comment=(c == names[0])) for c in include
@@ -159,8 +163,7 @@ def read_columns(data: bytes, path: str, names: list[str], layout: str,
         data = _COMMENT.sub(lambda m: b"\n" if m.group(1) else b"", data)
     if not data or data.isspace():
         raise InputError(path, f"empty file, expected lines of `{layout}`")
-    first = next((line for _, line in iter_lines(data) if line.strip()), b"")
-    delimiter = "\t" if b"\t" in first and b" " not in first else " "
+    delimiter = _delimiter(data)
     for attempt in (types, None) if types else (None,):
         try:
             return _read(data, names, delimiter, include, attempt)

@@ -10,6 +10,7 @@ import tempfile
 
 import numpy as np
 
+from unjudged._estimate import expand_methods
 from unjudged.strategies.stats import STATS
 
 _LONG = ["run", "topic", "measure", "method", "value", *STATS]
@@ -49,8 +50,7 @@ def _cell(v) -> str:
 def _wide(rows: list[dict], est) -> str:
     """run, topic, measure, then one column per method; the bootstrap shows its point
     estimate and its 5-95 percentile interval."""
-    methods = [m for m in ("nonrel", "condensed", "upper", "bootstrap", "guaranteed_lower",
-                           "guaranteed_upper") if m in _methods(est)]
+    methods = expand_methods(est.methods)  # in report order
     header = ["run", "topic", "measure"]
     for m in methods:
         header += [f"bootstrap({est.point})", "p5-p95"] if m == "bootstrap" else [m]
@@ -81,13 +81,6 @@ def _wide(rows: list[dict], est) -> str:
         note += (f"# bootstrap: b={est.b}, prior={est.prior}, seed={est.seed}; "
                  f"value = {est.point} of the distribution.\n")
     return "\n".join(text) + "\n" + note
-
-
-def _methods(est) -> list[str]:
-    out = []
-    for m in est.methods:
-        out += ["guaranteed_lower", "guaranteed_upper"] if m == "guaranteed" else [m]
-    return out
 
 
 def write_samples(est, path: str) -> None:

@@ -36,6 +36,11 @@ def stream(seed: int, run: str, topic: str) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=ident)))
 
 
+def check_prior(prior: str) -> None:
+    if prior not in PRIORS:
+        raise ValueError(f"prior must be one of {', '.join(PRIORS)}, not {prior!r}")
+
+
 def priors(judged: Judged, prior: str, levels: int) -> np.ndarray:
     """(n, levels) probability of each grade for the unjudged documents of each topic.
 
@@ -43,14 +48,12 @@ def priors(judged: Judged, prior: str, levels: int) -> np.ndarray:
     judged documents (within the cutoff; the pool's when the ranking has none); pool+run: their
     average. A topic without any judged document draws 0.
     """
-    if prior not in PRIORS:
-        raise ValueError(f"prior must be one of {', '.join(PRIORS)}, not {prior!r}")
+    check_prior(prior)
     pc = pool_counts(judged.pool, levels).astype(np.float64)
     rc = ranking_counts(judged.grades, levels).astype(np.float64)
     p_pool = _normalise(pc)
     p_run = np.where(rc.sum(axis=-1, keepdims=True) > 0, _normalise(rc), p_pool)
-    out = {"pool": p_pool, "run": p_run, "pool+run": (p_pool + p_run) / 2}[prior]
-    return out
+    return {"pool": p_pool, "run": p_run, "pool+run": (p_pool + p_run) / 2}[prior]
 
 
 def _normalise(counts: np.ndarray) -> np.ndarray:
@@ -107,7 +110,7 @@ def batches(n: int, b: int, k: int) -> Iterator[tuple[int, int, int, int]]:
             yield t0, min(t0 + topics, n), i0, min(i0 + iters, b)
 
 
-def sample(judged: Judged, b: int, prior: str, streams: list[np.random.Generator],
+def sample(judged: Judged, prior: str, streams: list[np.random.Generator],
            t0: int, t1: int, i0: int, i1: int) -> Judged:
     """Iterations i0..i1-1 of topics t0..t1-1 as one batch with a leading sample axis.
 

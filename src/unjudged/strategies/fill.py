@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from unjudged.data.judged import NONPOOL, PAD, UNJUDGED, Judged, Pool, _judged_only
+from unjudged.data.judged import NONPOOL, UNJUDGED, Judged, Pool, condense
 
 
 def unknown(grades: np.ndarray) -> np.ndarray:
@@ -57,7 +57,7 @@ def nonrel(judged: Judged) -> Judged:
 def condensed(judged: Judged) -> Judged:
     """Unjudged documents removed, order kept (trec_eval -J); a cutoff then counts judged
     documents only."""
-    grades, length = _judged_only(judged.grades)
+    grades, length = condense(judged.grades)
     return judged.with_grades(grades, length)
 
 
@@ -108,5 +108,5 @@ def _top_grade(judged: Judged) -> int:
     return max(max_grade(judged.pool), judged.policies.rel_level)
 
 
-__all__ = ["PAD", "available", "condensed", "guaranteed_lower", "guaranteed_upper", "nonrel",
+__all__ = ["available", "condensed", "guaranteed_lower", "guaranteed_upper", "nonrel",
            "top", "unknown", "upper"]
