@@ -1,130 +1,22 @@
-"""The `unjudged` command line. Presentation only: every number comes from the library.
-
-User mistakes (bad files, unknown measures) become one line on stderr and exit code 2; output is
-assembled completely before anything is written, so a failure leaves nothing half-written.
-"""
+"""Commands that score runs: eval, estimate, trec_eval, measures, demo."""
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 
 import click
 
-from unjudged import __version__
-
-FORMATS = ("table", "tsv", "csv", "jsonl", "trec")
-
-
-def _lean_arrow() -> None:
-    """Give Arrow the C library's allocator for this process, unless the user chose one.
-
-    Arrow's default (mimalloc) keeps freed blocks per thread; reading many runs one after the
-    other then costs up to a third more peak memory, at no measurable gain in speed. A library
-    user's process is left alone: only the commands set this.
-    """
-    if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
-        import pyarrow as pa
-
-        pa.set_memory_pool(pa.system_memory_pool())
-
-
-def _fail(message: str) -> None:
-    click.echo(f"unjudged: error: {message}", err=True)
-    sys.exit(2)
-
-
-def write_output(text: str, path: str | None) -> None:
-    """Write all of `text` to stdout or atomically to `path` (temp file + rename)."""
-    if path is None or path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".unjudged-", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-class _Group(click.Group):
-    """Turns the library's errors into one clear line and exit code 2."""
-
-    def invoke(self, ctx: click.Context):
-        from unjudged.errors import UnjudgedError
-
-        try:
-            return super().invoke(ctx)
-        except UnjudgedError as exc:
-            _fail(str(exc))
-        except BrokenPipeError:
-            sys.stderr.close()
-            sys.exit(0)
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="unjudged")
-def main() -> None:
-    """Evaluate rankings honestly when relevance judgments are incomplete."""
-
-
-def _policy_options(fn):
-    """The options that set trec_eval's conventions, shared by eval and estimate."""
-    options = [
-        click.option("-c", "--complete", is_flag=True, help="Average over all qrels topics; "
-                     "topics a run lacks score 0 (trec_eval -c)."),
-        click.option("-l", "--rel-level", type=int, default=1, show_default=True,
-                     help="Smallest grade counted as relevant."),
-        click.option("-M", "--depth", type=int, default=None,
-                     help="Keep only the top N per topic."),
-        click.option("--ties", type=click.Choice(["trec_eval", "docno", "rank", "file"]),
-                     default="trec_eval", show_default=True, help="Tie-breaking policy."),
-        click.option("--negative", type=click.Choice(["unjudged", "nonrel"]),
-                     default="unjudged", show_default=True,
-                     help="Meaning of negative grades in the qrels."),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
-
-
-def _check_point(ctx, param, value):
-    from unjudged.strategies.stats import parse_point
-
-    try:
-        parse_point(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-    return value
-
-
-_MEASURES = click.option("-m", "--measure", "measures", multiple=True, required=True,
-                         help="Measure, e.g. nDCG@10, P@5, AP, 'P(rel=2)@10', ndcg_cut_10. "
-                         "Repeatable.")
-_PRIOR = click.option("--prior", type=click.Choice(["pool", "run", "pool+run"]),
-                      default="pool+run", show_default=True,
-                      help="Grade distribution the bootstrap draws from.")
-_B = click.option("-b", "--iterations", "b", type=click.IntRange(1), default=10_000,
-                  show_default=True, help="Bootstrap iterations.")
-_SEED = click.option("--seed", type=int, default=0, show_default=True,
-                     help="Random seed; results depend only on it and the inputs.")
-_POINT = click.option("--point", default="mean", show_default=True, callback=_check_point,
-                      help="Bootstrap point estimate: mean, mode, median or a quantile "
-                      "such as q0.75.")
+from unjudged.cli._base import (FORMATS, B, MEASURES, POINT, PRIOR, SEED, lean_arrow,
+                                noting_missing_topics, policy_options, progress, main,
+                                write_output)
 
 
 @main.command("eval")
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True)
-@_MEASURES
+@MEASURES
 @click.option("-q", "--per-topic", is_flag=True, help="Also print per-topic values.")
-@_policy_options
+@policy_options
 @click.option("-J", "--judged-only", is_flag=True,
               help="Drop unjudged documents before measuring (condensed lists).")
 @click.option("--unjudged", "strategy", default="nonrel", show_default=True,
@@ -132,17 +24,17 @@ _POINT = click.option("--point", default="mean", show_default=True, callback=_ch
                                  "guaranteed_lower", "guaranteed_upper"]),
               help="What unjudged documents count as (see `unjudged estimate`). bootstrap "
               "reports its point estimate (--point).")
-@_PRIOR
-@_B
-@_SEED
-@_POINT
+@PRIOR
+@B
+@SEED
+@POINT
 @click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="table",
               show_default=True)
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
 def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties, negative,
              judged_only, strategy, prior, b, seed, point, fmt, output) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS."""
-    _lean_arrow()
+    lean_arrow()
     from unjudged._evaluate import score
     from unjudged.io import read_qrels
     from unjudged.io.runs import iter_runs
@@ -154,14 +46,14 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)
     q = read_qrels(qrels)
-    runs = _noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q)
+    runs = noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q)
     if strategy == "nonrel":
         results = score(runs, q, ms, pol)
     else:
         from unjudged._estimate import estimate_runs, strategy_results
 
         method = "guaranteed" if strategy.startswith("guaranteed") else strategy
-        est = estimate_runs(_progress(runs, "estimating"), q, ms, methods=[method],
+        est = estimate_runs(progress(runs, "estimating"), q, ms, methods=[method],
                             prior=prior, b=b, seed=seed, point=point, policies=pol)
         results = strategy_results(est, strategy)
     write_output(render(results, fmt, per_topic=per_topic), output)
@@ -170,15 +62,15 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
 @main.command("estimate")
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True)
-@_MEASURES
+@MEASURES
 @click.option("--methods", default="nonrel,condensed,upper,bootstrap,guaranteed",
               show_default=True, help="Comma-separated strategies to report.")
-@_PRIOR
-@_B
-@_SEED
-@_POINT
+@PRIOR
+@B
+@SEED
+@POINT
 @click.option("-q", "--per-topic", is_flag=True, help="Also print per-topic values.")
-@_policy_options
+@policy_options
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
               default="table", show_default=True)
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
@@ -199,7 +91,7 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     """Scores of RUNS under each strategy for unjudged documents: trec_eval's (nonrel),
     condensed lists, the comparable upper bound, bootstrapped distributions and guaranteed
     (not comparable) bounds."""
-    _lean_arrow()
+    lean_arrow()
     from unjudged._estimate import check_methods, estimate_runs
     from unjudged.io import read_qrels
     from unjudged.io.runs import iter_runs
@@ -224,10 +116,10 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
                    depth=depth)
     q = read_qrels(qrels)
     truth = read_qrels(truth_path) if truth_path else None
-    stream = _noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q)
+    stream = noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q)
     if truth is not None:
         stream = kept = list(stream)  # the truth is computed on the same runs afterwards
-    est = estimate_runs(_progress(stream, "estimating"), q, ms, methods=chosen, prior=prior,
+    est = estimate_runs(progress(stream, "estimating"), q, ms, methods=chosen, prior=prior,
                         b=b, seed=seed, point=point, policies=pol,
                         keep_samples=bool(samples_path or plot_path or truth_path),
                         workers=workers)
@@ -251,24 +143,6 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     write_output(text, output)
 
 
-def _progress(items, label: str):
-    """A progress bar on stderr, shown only on a terminal and only after two seconds."""
-    from tqdm import tqdm
-
-    return tqdm(items, desc=label, unit="run", delay=2.0, leave=False, disable=None)
-
-
-def _noting_missing_topics(runs, qrels):
-    """Pass runs through one at a time, noting topics the qrels lack (trec_eval ignores them)."""
-    for run in runs:
-        extra = [t for t in run.topics if t not in qrels.topic_index]
-        if extra:
-            shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
-            click.echo(f"unjudged: note: run {run.name}: {len(extra)} topic(s) not in the qrels "
-                       f"are ignored ({shown})", err=True)
-        yield run
-
-
 @main.command("trec_eval", context_settings={"ignore_unknown_options": False})
 @click.argument("qrels")
 @click.argument("run")
@@ -284,7 +158,7 @@ def _noting_missing_topics(runs, qrels):
 def trec_eval_cmd(qrels, run, per_query, complete, nosummary, measures, depth, rel_level,
                   judged_only, zscores) -> None:
     """Drop-in replacement for trec_eval 10 on standard qrels: byte-identical output."""
-    _lean_arrow()
+    lean_arrow()
     from unjudged.io import read_qrels, read_run
     from unjudged.policies import Policies
     from unjudged.trec_eval._run import read_zscores, run_trec_eval
@@ -334,6 +208,3 @@ def demo_cmd(measures) -> None:
     est = estimate_runs(loaded, q, parse_measures(["nDCG@10"]), b=2000, seed=0)
     write_output(render_estimates(est, "table"), None)
 
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,10 @@
+"""The `unjudged` command line. Presentation only: every number comes from the library.
+
+One module per family of commands; each registers its commands on `main` when imported.
+Modules import only click at the top so that `unjudged --help` starts fast.
+"""
+
+from unjudged.cli._base import main, write_output
+from unjudged.cli import evaluate  # noqa: F401  (registers commands)
+
+__all__ = ["main", "write_output"]
