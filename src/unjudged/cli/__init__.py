@@ -5,6 +5,6 @@ Modules import only click at the top so that `unjudged --help` starts fast.
 """
 
 from unjudged.cli._base import main, write_output
-from unjudged.cli import evaluate  # noqa: F401  (registers commands)
+from unjudged.cli import compare, evaluate, experiment, pool, qrels  # noqa: F401  (registers)
 
 __all__ = ["main", "write_output"]
