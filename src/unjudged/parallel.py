@@ -1,0 +1,414 @@
+"""Executors: run one function over many items, in this process, in local processes or on Dask.
+
+Every executor has one method, ``map(fn, items, *, desc=None, shared=..., chunksize=None)``,
+returning ``[fn(item) for item in items]`` (or ``fn(shared, item)``) in the order of `items`, and
+is a context manager that closes its pool or cluster on exit, also on errors and Ctrl-C.
+:func:`make_executor` picks one from the command line's ``--jobs`` and ``--dask``.
+
+Rules for tasks:
+
+- `fn` must be a top-level function of an importable module (it is pickled by reference for
+  processes and Dask); items, the shared object and results must pickle.
+- Tasks must not depend on worker identity, order of execution or global state they change.
+  The project's randomness comes only from SeedSequence streams keyed by (seed, run, topic)
+  (strategies/bootstrap.py), and executors add none, so results are the same on every
+  executor and for every number of workers.
+- An exception raised in a task reaches the caller with its original type and message (an
+  UnjudgedError still prints one line in the CLI). When several tasks fail, the one first in
+  the order of `items` is raised, as a serial loop would.
+
+Example:
+    >>> with make_executor(jobs=1) as ex:
+    ...     ex.map(abs, [-2, 3, -1])
+    [2, 3, 1]
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import traceback
+from typing import Any, Callable, Iterable, Protocol
+
+from unjudged.errors import UnjudgedError
+
+
+class _Marker:
+    """A module-level constant that keeps its identity through pickling."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __reduce__(self) -> str:
+        return self.name  # pickled by reference: unpickles to the same module global
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+#: Default of `shared`: call fn(item) rather than fn(shared, item).
+NOTHING = _Marker("NOTHING")
+# a process task whose shared object waits in its worker's global (set by the initializer)
+_IN_WORKER = _Marker("_IN_WORKER")
+_WORKER_SHARED: Any = NOTHING
+
+# chunks per worker when `chunksize` is not given: enough to balance uneven tasks, few enough
+# that thousands of tiny tasks do not each pay a round trip
+_CHUNKS_PER_WORKER = 16
+
+
+class Executor(Protocol):
+    def map(self, fn: Callable[..., Any], items: Iterable[Any], *, desc: str | None = None,
+            shared: Any = NOTHING, chunksize: int | None = None) -> list[Any]: ...
+
+    def __enter__(self) -> "Executor": ...
+
+    def __exit__(self, *exc: Any) -> None: ...
+
+
+def make_executor(jobs: int | None = None, dask: str | None = None) -> "Executor":
+    """The executor for `--jobs` and `--dask`.
+
+    dask "local" starts a Dask cluster of `jobs` processes (default: one per CPU) on this
+    machine, "tcp://HOST:PORT" connects to a running scheduler (`jobs` is then ignored);
+    without dask, jobs=1 runs in this process and anything else in local processes (default:
+    one per CPU).
+
+    Example:
+        >>> with make_executor(jobs=2) as ex:
+        ...     ex.map(pow, [2, 3], shared=2)  # pow(2, 2), pow(2, 3)
+        [4, 8]
+    """
+    if jobs is not None and jobs < 1:
+        raise UnjudgedError(f"--jobs must be at least 1, not {jobs}")
+    if dask is not None:
+        return DaskExecutor(dask, jobs)
+    jobs = jobs or os.cpu_count() or 1
+    return SerialExecutor() if jobs == 1 else ProcessExecutor(jobs)
+
+
+def progress_bar(total: int | None, desc: str | None):
+    """A tqdm bar on stderr, only on a terminal, after two seconds, and only with a `desc`."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, delay=2.0, leave=False,
+                disable=None if desc is not None else True)
+
+
+class SerialExecutor:
+    """Runs every task in the calling process, one after the other.
+
+    Example:
+        >>> SerialExecutor().map(len, ["ab", "c"])
+        [2, 1]
+    """
+
+    jobs = 1
+
+    def map(self, fn: Callable[..., Any], items: Iterable[Any], *, desc: str | None = None,
+            shared: Any = NOTHING, chunksize: int | None = None) -> list[Any]:
+        items = list(items)
+        out = []
+        with progress_bar(len(items), desc) as bar:
+            for item in items:
+                out.append(fn(item) if shared is NOTHING else fn(shared, item))
+                bar.update()
+        return out
+
+    def __enter__(self) -> "SerialExecutor":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+
+class _Failure:
+    """An exception raised by a task, sent back as a value.
+
+    Returning it instead of raising keeps its type through pickling (exceptions whose
+    __init__ takes other arguments than their message, such as FormatError, do not unpickle
+    by themselves) and lets the caller pick the failure first in input order.
+    """
+
+    def __init__(self, exc: BaseException, trace: str = "") -> None:
+        self.exc = exc
+        self.trace = trace
+
+    def __reduce__(self):
+        exc = self.exc
+        return _rebuild, (type(exc), exc.args, dict(vars(exc)), self.trace)
+
+    @classmethod
+    def capture(cls, exc: BaseException, remote: bool) -> "_Failure":
+        failure = cls(exc, traceback.format_exc() if remote else "")
+        if remote:
+            try:
+                pickle.dumps(failure)
+            except Exception:  # an exception that cannot travel: keep its text
+                failure = cls(RuntimeError(f"{type(exc).__name__}: {exc}"), failure.trace)
+        return failure
+
+    def raise_(self) -> None:
+        if self.trace:
+            raise self.exc from _RemoteTraceback(self.trace)
+        raise self.exc
+
+
+class _RemoteTraceback(Exception):
+    """The traceback of a task that failed in another process, shown as the cause."""
+
+    def __str__(self) -> str:
+        return "\n" + self.args[0]
+
+
+def _rebuild(kind: type, args: tuple, state: dict, trace: str) -> _Failure:
+    exc = kind.__new__(kind, *args)
+    exc.args = args
+    exc.__dict__.update(state)
+    return _Failure(exc, trace)
+
+
+class _Box:
+    """Wraps the shared object so Dask scatters it whole, not element by element."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _run_chunk(fn: Callable[..., Any], chunk: list[Any], shared: Any,
+               remote: bool = True) -> list[Any] | _Failure:
+    """Run fn over one chunk; the first failure is returned, not raised (see _Failure)."""
+    if shared is _IN_WORKER:
+        shared = _WORKER_SHARED
+    if isinstance(shared, _Box):
+        shared = shared.value
+    try:
+        if shared is NOTHING:
+            return [fn(item) for item in chunk]
+        return [fn(shared, item) for item in chunk]
+    except Exception as exc:
+        return _Failure.capture(exc, remote)
+
+
+def _init_worker(shared: Any) -> None:
+    global _WORKER_SHARED
+    import signal
+
+    # Ctrl-C reaches the whole process group: only the parent handles it (and stops us)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER_SHARED = shared
+
+
+class _PoolExecutor:
+    """Chunking, progress and failure handling shared by the pool-based executors.
+
+    Subclasses provide _prepare(shared) -> the argument tasks receive, _submit(fn, chunk,
+    arg) -> a future, _completed(futures) -> the futures as they finish, _cancel(futures).
+    """
+
+    jobs: int
+    remote = True  # failures travel pickled
+    inline_single = True  # a single chunk runs in the calling process
+
+    def map(self, fn: Callable[..., Any], items: Iterable[Any], *, desc: str | None = None,
+            shared: Any = NOTHING, chunksize: int | None = None) -> list[Any]:
+        items = list(items)
+        size = chunksize or max(1, len(items) // (self.jobs * _CHUNKS_PER_WORKER))
+        chunks = [items[i:i + size] for i in range(0, len(items), size)]
+        if len(chunks) <= 1 and self.inline_single:
+            # one chunk cannot run in parallel: spare the pool's start and the round trip
+            return SerialExecutor().map(fn, items, desc=desc, shared=shared)
+        arg = self._prepare(shared)
+        futures = [self._submit(fn, chunk, arg) for chunk in chunks]
+        with progress_bar(len(items), desc) as bar:
+            results = self._collect(futures, bar)
+        return [value for chunk in results for value in chunk]
+
+    def _collect(self, futures: list[Any], bar: Any) -> list[list[Any]]:
+        index = {self._key(f): i for i, f in enumerate(futures)}
+        results: list[Any] = [None] * len(futures)
+        first_failure = len(futures)  # chunks after a failure are not needed
+        waiting = len(futures)  # unfinished chunks before first_failure
+        failure: _Failure | None = None
+        for future in self._completed(futures):
+            i = index[self._key(future)]
+            if i >= first_failure:
+                continue
+            waiting -= 1
+            value = future.result()
+            if isinstance(value, _Failure):
+                first_failure, failure = i, value
+                self._cancel(futures[i + 1:])
+                waiting = sum(r is None for r in results[:i])
+            else:
+                results[i] = value
+                bar.update(len(value))
+            if waiting == 0:
+                break
+        if failure is not None:
+            failure.raise_()
+        return results
+
+    def _key(self, future: Any) -> Any:
+        return future
+
+
+class ProcessExecutor(_PoolExecutor):
+    """Local worker processes (concurrent.futures).
+
+    The shared object reaches each worker once, through the pool's initializer (inherited
+    without pickling where processes fork); the pool starts at the first `map` and again when
+    a later `map` shares another object.
+
+    Example:
+        >>> with ProcessExecutor(2) as ex:
+        ...     ex.map(divmod, [7, 9], shared=100)  # divmod(100, 7), divmod(100, 9)
+        [(14, 2), (11, 1)]
+    """
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self._pool = None
+        self._shared: Any = NOTHING
+
+    def _prepare(self, shared: Any) -> Any:
+        from concurrent.futures import ProcessPoolExecutor
+
+        if self._pool is not None and shared is not NOTHING and shared is not self._shared:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        if self._pool is None:
+            self._shared = shared
+            self._pool = ProcessPoolExecutor(self.jobs, initializer=_init_worker,
+                                             initargs=(shared,))
+        return NOTHING if shared is NOTHING else _IN_WORKER
+
+    def _submit(self, fn: Callable[..., Any], chunk: list[Any], arg: Any) -> Any:
+        return self._pool.submit(_run_chunk, fn, chunk, arg)
+
+    def _completed(self, futures: list[Any]) -> Iterable[Any]:
+        from concurrent.futures import as_completed
+
+        return as_completed(futures)
+
+    def _cancel(self, futures: list[Any]) -> None:
+        for f in futures:
+            f.cancel()
+
+    def __enter__(self) -> "ProcessExecutor":
+        return self
+
+    def __exit__(self, kind: Any, *exc: Any) -> None:
+        pool, self._pool, self._shared = self._pool, None, NOTHING
+        if pool is None:
+            return
+        if kind is not None:
+            # after an error or Ctrl-C nobody wants the running tasks: stop them now rather
+            # than wait (the pool keeps its processes only in a private attribute)
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+        pool.shutdown(wait=kind is None, cancel_futures=True)
+
+
+class ThreadExecutor(_PoolExecutor):
+    """Threads of this process; useful where numpy releases the GIL, and shares without copies.
+
+    Example:
+        >>> with ThreadExecutor(2) as ex:
+        ...     ex.map(len, ["a", "bc", "def"])
+        [1, 2, 3]
+    """
+
+    remote = False
+
+    def __init__(self, jobs: int) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.jobs = jobs
+        self._pool = ThreadPoolExecutor(jobs)
+
+    def _prepare(self, shared: Any) -> Any:
+        return shared
+
+    def _submit(self, fn: Callable[..., Any], chunk: list[Any], arg: Any) -> Any:
+        return self._pool.submit(_run_chunk, fn, chunk, arg, False)
+
+    _completed = ProcessExecutor._completed
+    _cancel = ProcessExecutor._cancel
+
+    def __enter__(self) -> "ThreadExecutor":
+        return self
+
+    def __exit__(self, kind: Any, *exc: Any) -> None:
+        self._pool.shutdown(wait=kind is None, cancel_futures=True)
+
+
+class DaskExecutor(_PoolExecutor):
+    """Dask distributed: "local" starts a LocalCluster of `jobs` single-threaded processes (one
+    per CPU by default), an address such as "tcp://HOST:PORT" connects to a running scheduler,
+    whose workers need unjudged installed. The shared object is scattered once to every worker.
+
+    Example:
+        >>> with DaskExecutor("local", jobs=2) as ex:  # doctest: +SKIP
+        ...     ex.map(abs, [-1, 2])
+        [1, 2]
+    """
+
+    inline_single = False  # the user asked for the cluster (its memory, its machines)
+
+    def __init__(self, address: str, jobs: int | None = None) -> None:
+        if address != "local" and "://" not in address:
+            raise UnjudgedError(f"--dask expects 'local' or a scheduler address such as "
+                                f"tcp://HOST:PORT, not {address!r}")
+        try:
+            import distributed
+        except ImportError:
+            raise UnjudgedError("the Dask executor needs dask.distributed: "
+                                "pip install 'unjudged[dask]'") from None
+        import logging
+
+        self._cluster = None
+        self._scattered: tuple[Any, Any] | None = None
+        if address == "local":
+            self._cluster = distributed.LocalCluster(
+                n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                dashboard_address=None, silence_logs=logging.WARNING)
+            self._client = distributed.Client(self._cluster)
+        else:
+            try:
+                self._client = distributed.Client(address, timeout="10s")
+            except (OSError, TimeoutError) as exc:
+                raise UnjudgedError(f"cannot reach the Dask scheduler at {address}: {exc}")
+        self.jobs = max(1, sum(self._client.nthreads().values()))
+
+    def _prepare(self, shared: Any) -> Any:
+        if shared is NOTHING:
+            return NOTHING
+        if self._scattered is None or self._scattered[0] is not shared:
+            future = self._client.scatter(_Box(shared), broadcast=True, hash=False)
+            self._scattered = (shared, future)
+        return self._scattered[1]
+
+    def _submit(self, fn: Callable[..., Any], chunk: list[Any], arg: Any) -> Any:
+        return self._client.submit(_run_chunk, fn, chunk, arg, pure=False)
+
+    def _completed(self, futures: list[Any]) -> Iterable[Any]:
+        from distributed import as_completed
+
+        return as_completed(futures)
+
+    def _cancel(self, futures: list[Any]) -> None:
+        if futures:
+            self._client.cancel(futures)
+
+    def _key(self, future: Any) -> Any:
+        return future.key
+
+    def __enter__(self) -> "DaskExecutor":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._scattered = None
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
