@@ -69,3 +69,42 @@ def _figure(plt, r, i: int, point: str):
     fig.suptitle(f"{r.run}: bootstrapped {name} per topic", fontsize=10)
     fig.tight_layout(rect=(0, 0.05, 1, 0.96))
     return fig
+
+
+def plot_coverage(cov, path: str, pool_depth: int) -> str:
+    """Judged fraction at each rank: one line per run for a few runs; for many, the median and
+    the 10-90% band of the runs that look pooled and of those that do not."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
+    ranks = np.arange(1, cov.depth + 1)
+    if len(cov.runs) <= 12:
+        for r in cov.runs:
+            ax.plot(ranks[: r.by_rank.size], r.by_rank, lw=1.3, label=r.run,
+                    ls="-" if r.looks_pooled(pool_depth) else "--")
+        ax.legend(fontsize=7, loc="lower left", title="dashed: not judged to depth "
+                  f"{pool_depth}", title_fontsize=7)
+    else:
+        for pooled, colour in ((True, "tab:blue"), (False, "tab:orange")):
+            rows = [r.by_rank for r in cov.runs if r.looks_pooled(pool_depth) == pooled]
+            if not rows:
+                continue
+            m = np.full((len(rows), cov.depth), np.nan)
+            for i, row in enumerate(rows):
+                m[i, : row.size] = row
+            with np.errstate(all="ignore"):
+                lo, mid, hi = np.nanpercentile(m, [10, 50, 90], axis=0)
+            label = (f"{len(rows)} runs judged to depth {pool_depth}" if pooled else
+                     f"{len(rows)} other runs")
+            ax.fill_between(ranks, lo, hi, color=colour, alpha=0.2, lw=0)
+            ax.plot(ranks, mid, color=colour, lw=1.6, label=label + " (median, 10-90%)")
+        ax.legend(fontsize=8, loc="upper right")
+    ax.axvline(pool_depth + 0.5, color="k", ls=":", lw=0.8)
+    ax.set(xlabel="rank", ylabel="fraction judged", ylim=(0, 1.02), xlim=(1, cov.depth),
+           title="Judged documents by rank")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,87 @@
+"""Read which group (team) submitted each run.
+
+Two layouts are accepted:
+
+* whitespace-separated lines ``run group`` (``#`` starts a comment);
+* a CSV file with a header naming a ``run`` column and a ``group`` or ``team`` column, as the
+  TREC-COVID leaderboards are published.
+
+The order of the lines is kept: it is the groups' priority order for `--runs-per-group`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from typing import Any
+
+from unjudged.errors import FormatError, InputError
+from unjudged.io._source import data_lines, display_name, read_bytes
+
+GROUPS_LAYOUT = "lines of `run group`, or a CSV with `run` and `group` (or `team`) columns"
+
+
+def read_groups(source: Any) -> dict[str, str]:
+    """{run: group} in file order, from a path or a dict.
+
+    Example:
+        >>> read_groups({"bm25": "anserini", "dense": "anserini"})
+        {'bm25': 'anserini', 'dense': 'anserini'}
+    """
+    if isinstance(source, dict):
+        return {str(k): str(v) for k, v in source.items()}
+    name = display_name(source)
+    try:
+        text = read_bytes(source).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(name, "not UTF-8 text, expected " + GROUPS_LAYOUT) from None
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    if "," in first:
+        return _from_csv(text, name)
+    out: dict[str, str] = {}
+    for number, fields in data_lines(text.encode()):
+        if len(fields) != 2:
+            raise FormatError(name, number, f"{len(fields)} fields, expected `run group`")
+        run, group = (f.decode() for f in fields)
+        _add(out, run, group, name, number)
+    if not out:
+        raise InputError(name, "no runs, expected " + GROUPS_LAYOUT)
+    return out
+
+
+def _from_csv(text: str, name: str) -> dict[str, str]:
+    reader = csv.reader(io.StringIO(text))
+    header = [h.strip().lower() for h in next(reader)]
+    column = next((c for c in ("group", "team") if c in header), None)
+    if "run" not in header or column is None:
+        raise FormatError(name, 1, "header lacks a `run` and a `group` or `team` column")
+    r, g = header.index("run"), header.index(column)
+    out: dict[str, str] = {}
+    for number, row in enumerate(reader, start=2):
+        if not row or not any(cell.strip() for cell in row):
+            continue
+        if len(row) <= max(r, g) or not row[r].strip() or not row[g].strip():
+            raise FormatError(name, number, f"expected a run and a {column} in columns "
+                              f"{r + 1} and {g + 1}")
+        _add(out, row[r].strip(), row[g].strip(), name, number)
+    return out
+
+
+def _add(out: dict[str, str], run: str, group: str, name: str, number: int) -> None:
+    if out.get(run, group) != group:
+        raise FormatError(name, number, f"run {run!r} is already in group {out[run]!r}")
+    out[run] = group
+
+
+def group_runs(run_names: list[str], groups: dict[str, str] | None, source: str = "groups"
+               ) -> list[str]:
+    """The group of each run (its own name when no groups are given); every run must be
+    listed."""
+    if groups is None:
+        return list(run_names)
+    missing = [r for r in run_names if r not in groups]
+    if missing:
+        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+        raise InputError(os.fspath(source), f"{len(missing)} run(s) have no group: {shown}")
+    return [groups[r] for r in run_names]
