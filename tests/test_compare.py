@@ -35,6 +35,14 @@ def test_kendall_ties_against_a_hand_count():
         kendall_tau([1, 2], [1, 2], "c")
 
 
+def test_float_noise_is_a_tie():
+    x = [0.1 + 0.2, 0.3, 0.1]  # 0.30000000000000004 and 0.3: equal means summed differently
+    assert kendall_tau(x, [2, 1, 0]) == pytest.approx(2 / math.sqrt(2 * 3))
+    assert kendall_tau(x, [2, 1, 0], decimals=None) == pytest.approx(1.0)
+    assert ranks(x).tolist() == [1, 1, 3]
+    assert math.isnan(kendall_tau([0.51, 0.5], [0.5, 0.51], decimals=1))  # all tied at 0.5
+
+
 def test_spearman_by_hand():
     # ranks 3,2,1 vs 3,1,2: sum d^2 = 2, rho = 1 - 6 * 2 / (3 * 8)
     assert spearman_rho([0.3, 0.2, 0.1], [0.9, 0.5, 0.7]) == pytest.approx(0.5)

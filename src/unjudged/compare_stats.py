@@ -16,6 +16,11 @@ Ties are common in these rankings (identical runs submitted twice, P@5 taking on
   uniformly at random (independently), i.e. Urbano & Marrero's tau_AP_a (ICTIR 2017) when x has
   no ties. Like tau-a, ties cost: tau_ap(x, x) is 1 only when x has no ties.
 - `spearman_rho`: Pearson correlation of mid-ranks (scipy.stats.spearmanr).
+
+Scores equal to `decimals` (10) places are ties. A mean over topics carries float noise
+(0.1 + 0.2 != 0.3), which would otherwise break ties between equal P@5 means at random and,
+on TREC-COVID round 1, lower tau-b for P@5 from 0.9608 to 0.9573. `decimals=None` compares
+the floats as they are; 4 sees the ties of trec_eval's printed output.
 """
 
 from __future__ import annotations
@@ -26,9 +31,16 @@ from dataclasses import dataclass
 import numpy as np
 
 
-def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+DECIMALS = 10
+
+
+def _snap(v, decimals: int | None) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float64)
+    return v if decimals is None else np.round(v, decimals)
+
+
+def _pair(x, y, decimals: int | None) -> tuple[np.ndarray, np.ndarray]:
+    x, y = _snap(x, decimals), _snap(y, decimals)
     if x.ndim != 1 or x.shape != y.shape:
         raise ValueError(f"expected two equally long 1-D score arrays, got shapes {x.shape} "
                          f"and {y.shape}")
@@ -40,20 +52,22 @@ def _signs(v: np.ndarray) -> np.ndarray:
     return np.sign(v[None, :] - v[:, None])
 
 
-def kendall_tau(x, y, variant: str = "b") -> float:
+def kendall_tau(x, y, variant: str = "b", decimals: int | None = DECIMALS) -> float:
     """Kendall's tau between the rankings by `x` and by `y` (symmetric); nan below two
     distinct values.
 
     `variant` "b" (default, scipy.stats.kendalltau) discounts ties in the normaliser; "a"
     divides by all n(n-1)/2 pairs, so tied pairs count as neither agreeing nor disagreeing.
+    Scores equal to `decimals` places tie (None: compare the floats exactly).
 
     Example:
         >>> round(kendall_tau([0.3, 0.2, 0.1], [0.9, 0.5, 0.7]), 4)
         0.3333
-        >>> round(kendall_tau([3, 2, 2, 1], [4, 3, 2, 1]), 4), kendall_tau([3, 2, 2, 1], [4, 3, 2, 1], "a")
-        (0.9129, 0.8333333333333334)
+        >>> x, y = [3, 2, 2, 1], [4, 3, 2, 1]
+        >>> round(kendall_tau(x, y), 4), round(kendall_tau(x, y, "a"), 4)
+        (0.9129, 0.8333)
     """
-    x, y = _pair(x, y)
+    x, y = _pair(x, y, decimals)
     n = len(x)
     if variant == "a":
         if n < 2:
@@ -69,14 +83,14 @@ def kendall_tau(x, y, variant: str = "b") -> float:
         return float(kendalltau(x, y, variant="b").statistic)
 
 
-def spearman_rho(x, y) -> float:
+def spearman_rho(x, y, decimals: int | None = DECIMALS) -> float:
     """Spearman's rho: Pearson's correlation of the mid-ranks (symmetric; nan for constant input).
 
     Example:
         >>> spearman_rho([0.3, 0.2, 0.1], [0.9, 0.5, 0.7])
         0.5
     """
-    x, y = _pair(x, y)
+    x, y = _pair(x, y, decimals)
     from scipy.stats import spearmanr
 
     with warnings.catch_warnings():
@@ -84,7 +98,7 @@ def spearman_rho(x, y) -> float:
         return float(spearmanr(x, y).statistic)
 
 
-def tau_ap(x, y) -> float:
+def tau_ap(x, y, decimals: int | None = DECIMALS) -> float:
     """AP rank correlation (Yilmaz, Aslam, Robertson, SIGIR 2008); `x` is the reference.
 
     The ranking by `y` is walked from the top: for the system at position i (i >= 2), C(i) counts
@@ -104,7 +118,7 @@ def tau_ap(x, y) -> float:
         >>> round(tau_ap([4, 3, 2, 1], [3, 4, 2, 1]), 4)  # one at the top a lot
         0.3333
     """
-    x, y = _pair(x, y)
+    x, y = _pair(x, y, decimals)
     n = len(x)
     if n < 2:
         return float("nan")
@@ -132,7 +146,7 @@ def tau_ap(x, y) -> float:
 STATISTICS = {"kendall_tau": kendall_tau, "tau_ap": tau_ap, "spearman_rho": spearman_rho}
 
 
-def correlations(x, y) -> dict[str, np.ndarray]:
+def correlations(x, y, decimals: int | None = DECIMALS) -> dict[str, np.ndarray]:
     """Every statistic for each column of two (systems x measures) score arrays.
 
     Column m of `x` and of `y` holds the systems' scores on measure m; `x` is the reference
@@ -151,19 +165,20 @@ def correlations(x, y) -> dict[str, np.ndarray]:
         raise ValueError(f"expected two (systems x measures) arrays of one shape, got {x.shape} "
                          f"and {y.shape}")
     cols = range(x.shape[1])
-    out = {name: np.array([fn(x[:, m], y[:, m]) for m in cols]) for name, fn in STATISTICS.items()}
-    out["kendall_tau_a"] = np.array([kendall_tau(x[:, m], y[:, m], "a") for m in cols])
+    out = {name: np.array([fn(x[:, m], y[:, m], decimals=decimals) for m in cols])
+           for name, fn in STATISTICS.items()}
+    out["kendall_tau_a"] = np.array([kendall_tau(x[:, m], y[:, m], "a", decimals) for m in cols])
     return out
 
 
-def ranks(x) -> np.ndarray:
+def ranks(x, decimals: int | None = DECIMALS) -> np.ndarray:
     """Competition ranks, best = 1; tied systems share the best of their places.
 
     Example:
         >>> ranks([0.5, 0.9, 0.5, 0.1]).tolist()
         [2, 1, 2, 4]
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = _snap(x, decimals)
     return (x[None, :] > x[:, None]).sum(axis=1) + 1
 
 
@@ -184,7 +199,7 @@ class RankChanges:
         return order if k is None else order[:k]
 
 
-def rank_changes(x, y) -> RankChanges:
+def rank_changes(x, y, decimals: int | None = DECIMALS) -> RankChanges:
     """How each system's rank moves from the ranking by `x` to the ranking by `y`.
 
     Example:
@@ -192,5 +207,5 @@ def rank_changes(x, y) -> RankChanges:
         >>> rc.change.tolist(), rc.largest(2).tolist()
         ([0, 2, 0, -2], [1, 3])
     """
-    x, y = _pair(x, y)
-    return RankChanges(ranks(x), ranks(y))
+    x, y = _pair(x, y, decimals)
+    return RankChanges(ranks(x, None), ranks(y, None))
