@@ -1,3 +1,106 @@
-"""Placeholder: commands are added here."""
+"""Experiments on collections: `unjudged experiment leave-one-group-out`."""
 
-from unjudged.cli._base import main  # noqa: F401
+from __future__ import annotations
+
+import os
+
+import click
+
+from unjudged.cli._base import (B, MEASURES, POINT, SEED, executor_from_options,
+                                executor_options, lean_arrow, main, write_output)
+
+
+@main.group("experiment")
+def experiment_group() -> None:
+    """Replay the papers' experiments on a collection."""
+
+
+@experiment_group.command("leave-one-group-out")
+@click.argument("qrels")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--groups", "groups_path", required=True,
+              help="Which group submitted each run: `run group` lines or a CSV with run and "
+              "group/team columns.")
+@click.option("-k", "--depth", type=click.IntRange(1), required=True,
+              help="Depth of the pool the groups contributed to.")
+@MEASURES
+@click.option("--strategies", default="nonrel,condensed,upper,bootstrap:pool,bootstrap:run,"
+              "bootstrap:pool+run", show_default=True,
+              help="Comma-separated strategies for unjudged documents.")
+@click.option("--top-fraction", type=click.FloatRange(0, 1, min_open=True), default=0.75,
+              show_default=True, help="Score only this fraction of the runs, the best by the "
+              "first measure on the full qrels (seed 000 keeps 75%).")
+@B
+@SEED
+@POINT
+@click.option("--ties", type=click.Choice(["trec_eval", "docno", "rank", "file"]),
+              default="trec_eval", show_default=True, help="Tie-breaking policy.")
+@executor_options
+@click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
+              default="table", show_default=True)
+@click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
+@click.option("--details", "details_path", default=None,
+              help="Also write every (run, topic, measure, strategy) estimate with its truth "
+              "to FILE (.csv, .tsv, .jsonl or .parquet).")
+def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction, b, seed,
+             point, ties, jobs, dask, fmt, output, details_path) -> None:
+    """For each group, remove the judgments only its runs brought into the depth-K pool of
+    RUNS, score its runs on the reduced QRELS with each strategy and compare with their scores
+    on the full QRELS (seed 000, Tables 4-6)."""
+    lean_arrow()
+    from unjudged.experiments.accuracy import prediction_table, preference_table
+    from unjudged.experiments.logo import check_strategies, leave_one_group_out
+    from unjudged.io import read_qrels
+    from unjudged.io.groups import read_groups
+    from unjudged.io.runs import read_runs
+    from unjudged.measures import parse_measures
+    from unjudged.report.experiment import render_logo
+
+    try:
+        chosen = check_strategies([s.strip() for s in strategies.split(",") if s.strip()])
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--strategies") from None
+    if details_path and not details_path.endswith((".csv", ".tsv", ".jsonl", ".parquet")):
+        raise click.BadParameter(f"{details_path}: expected .csv, .tsv, .jsonl or .parquet",
+                                 param_hint="--details")
+    ms = parse_measures(list(measures))
+    groups = read_groups(groups_path)
+    q = read_qrels(qrels)
+    loaded = read_runs(runs, ties=ties, qrels=q)
+    with executor_from_options(jobs, dask) as ex:
+        sweep = leave_one_group_out(loaded, q, groups, depth, ms, strategies=chosen,
+                                    top_fraction=top_fraction, b=b, seed=seed, point=point,
+                                    executor=ex, groups_source=groups_path)
+    tables = {m.name: (prediction_table(sweep, i), preference_table(sweep, i))
+              for i, m in enumerate(ms)}
+    text = render_logo(sweep, tables, fmt)
+    if details_path:
+        _write_details(sweep, details_path)
+    click.echo(f"unjudged: {len(sweep.runs)} runs x {len(sweep.topics)} topics x "
+               f"{len(chosen)} strategies in {sweep.seconds:.1f} s", err=True)
+    write_output(text, output)
+
+
+def _write_details(sweep, path: str) -> None:
+    from unjudged.experiments.logo import sweep_details
+    from unjudged.report.rows import render_rows
+
+    rows = sweep_details(sweep)
+    cols = list(rows[0]) if rows else ["run"]
+    if path.endswith(".parquet"):
+        import tempfile
+
+        import pandas as pd
+
+        fd, tmp = tempfile.mkstemp(prefix=".unjudged-", dir=os.path.dirname(
+            os.path.abspath(path)))
+        os.close(fd)
+        try:
+            pd.DataFrame(rows, columns=cols).to_parquet(tmp, index=False)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        return
+    fmt = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl"}[os.path.splitext(path)[1]]
+    write_output(render_rows(rows, cols, fmt, decimals=6), path)

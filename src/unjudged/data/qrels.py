@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import numpy_of
+from unjudged.data._strings import arrow_of, numpy_of
 
 
 @dataclass(eq=False)
@@ -72,6 +72,35 @@ class Qrels:
     def topic_grades(self, i: int) -> np.ndarray:
         """Grades of every judged document of topic i (ad hoc view)."""
         return self.key_grades[self.topic_offsets[i] : self.topic_offsets[i + 1]]
+
+    def without(self, keys: np.ndarray) -> "Qrels":
+        """These qrels less the (topic, document) pairs whose ad hoc `keys` are given (keys
+        not present are ignored). Topics and the document vocabulary stay the same, so codes
+        computed against these qrels remain valid for the result.
+
+        Example:
+            >>> from unjudged.io import read_qrels
+            >>> q = read_qrels({"t": {"a": 1, "b": 0}})
+            >>> q.without(q.keys[:1]).to_dict()
+            {'t': {'b': 0}}
+        """
+        drop = np.isin(self.keys, keys)
+        if not drop.any():
+            return self
+        keep = ~drop
+        line_keys = self.tcode.astype(np.int64) * len(self.docs) + self.dcode
+        lines = ~np.isin(line_keys, self.keys[drop])
+        counts = np.add.reduceat(keep.astype(np.int64), self.topic_offsets[:-1]) \
+            if self.keys.size else np.zeros(len(self.topics), dtype=np.int64)
+        counts[np.diff(self.topic_offsets) == 0] = 0  # reduceat repeats a value for empty ones
+        offsets = np.zeros(len(self.topics) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        mask = arrow_of(lines).cast(pa.bool_())
+        return Qrels(topics=self.topics, docs=self.docs, tcode=self.tcode[lines],
+                     dcode=self.dcode[lines], group=self.group.filter(mask),
+                     grade=self.grade[lines], keys=self.keys[keep],
+                     key_grades=self.key_grades[keep], topic_offsets=offsets,
+                     source=self.source, _topic_index=self._topic_index)
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """{qid: {docno: grade}} of the ad hoc view."""

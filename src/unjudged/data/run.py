@@ -80,9 +80,10 @@ class Run:
         """Each row's document code in `qrels`' vocabulary (ranking order), -1 if not there.
 
         `file_codes` hands over codes already computed in file order (by the reader)."""
-        if self._codes is None or self._codes[0] is not qrels:
+        # keyed by the vocabulary, which qrels derived by Qrels.without share
+        if self._codes is None or self._codes[0] is not qrels.docs:
             codes = qrels.doc_codes(self.file_docno) if file_codes is None else file_codes
-            self._codes = (qrels, codes if self.order is None else codes[self.order])
+            self._codes = (qrels.docs, codes if self.order is None else codes[self.order])
         return self._codes[1]
 
     def lengths(self) -> np.ndarray:

@@ -20,12 +20,16 @@ _TREC_CUT = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+?)[_.](?P<cut>\d*\.?\d+)$")
 
 
 def parse_measures(names: list[str] | tuple[str, ...] | str) -> list[Measure]:
-    """Parse several names; every bad name is reported at once, each with close matches."""
-    if isinstance(names, str):
+    """Parse several names; every bad name is reported at once, each with close matches.
+    Measures already parsed pass through."""
+    if isinstance(names, (str, Measure)):
         names = [names]
     out: list[Measure] = []
     problems: list[str] = []
     for text in names:
+        if isinstance(text, Measure):
+            out += [] if text in out else [text]
+            continue
         for part in _split(text):
             try:
                 m = parse_measure(part)

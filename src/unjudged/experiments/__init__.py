@@ -1,0 +1,1 @@
+"""Experiments that replay the papers' evaluations of collections and strategies at scale."""
