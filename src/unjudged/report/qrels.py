@@ -1,0 +1,149 @@
+"""Render judgment statistics and qrels differences: aligned tables, TSV, CSV, JSON lines.
+
+Presentation only: every number comes from `unjudged.judgments`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+STATS_FORMATS = ("table", "tsv", "csv", "jsonl")
+
+
+def render_stats(stats, fmt: str = "table") -> str:
+    """Text of `judgment_stats` output: an aligned table with one block of columns per qrels
+    side by side (as seed 003, Table 1), or one row per (qrels, topic) in tsv, csv or jsonl.
+
+    Example:
+        >>> from unjudged.judgments import judgment_stats
+        >>> print(render_stats(judgment_stats({"1": {"a": 1, "b": 0}})), end="")
+               <dict>
+        topic  judged  g0  g1  frac_rel  !
+        1           2   1   1     0.500  !
+        all         2   1   1     0.500  !
+    """
+    if fmt in ("tsv", "csv"):
+        return stats.to_csv(sep="\t" if fmt == "tsv" else ",", index=False, lineterminator="\n")
+    if fmt == "jsonl":
+        return "".join(json.dumps(_plain(row)) + "\n" for row in stats.to_dict("records"))
+    return _stats_table(stats)
+
+
+def stats_warnings(stats) -> list[str]:
+    """One line per qrels with topics flagged as more than a third relevant.
+
+    Example:
+        >>> from unjudged.judgments import judgment_stats
+        >>> stats_warnings(judgment_stats({"1": {"a": 1}, "2": {"b": 0}}))
+        ['1 of 2 topics in <dict> have more than a third relevant: 1']
+    """
+    lines = []
+    for name, rows in stats[stats.topic != "all"].groupby("qrels", sort=False):
+        flagged = shown_order(rows.topic[rows.warn].tolist())
+        if flagged:
+            lines.append(f"{len(flagged)} of {len(rows)} topics in {name} have more than a "
+                         f"third relevant: {', '.join(flagged)}")
+    return lines
+
+
+def shown_order(topics) -> list[str]:
+    """Topics as tables show them: numerically when every id is a number (as the papers'
+    tables), else in the library's byte order; "all" last. Machine formats keep library order.
+
+    Example:
+        >>> shown_order(["10", "all", "2", "1"])
+        ['1', '2', '10', 'all']
+    """
+    ids = list(dict.fromkeys(t for t in topics if t != "all"))
+    numeric = all(t.isdigit() for t in ids)
+    ids.sort(key=(lambda t: (int(t), t)) if numeric else str.encode)
+    return ids + (["all"] if "all" in topics else [])
+
+
+def _plain(row: dict[str, Any]) -> dict[str, Any]:
+    """JSON-ready values: numpy scalars to Python, NaN and NA to null."""
+    out = {}
+    for key, value in row.items():
+        if hasattr(value, "item"):
+            value = value.item()
+        if value is None or (isinstance(value, float) and math.isnan(value)) or \
+                type(value).__name__ == "NAType":
+            value = None
+        out[key] = value
+    return out
+
+
+def _stats_table(stats) -> str:
+    grade_cols = [c for c in stats.columns if c.startswith("grade_")]
+    extra = ["unjudged_negative"] if stats.unjudged_negative.any() else []
+    heads = ["judged"] + ["g" + c[len("grade_"):] for c in grade_cols] + \
+        (["unjudged"] if extra else []) + ["frac_rel", "!"]
+    blocks = list(dict.fromkeys(stats.qrels))
+    cells = {(r["qrels"], r["topic"]): r for r in stats.to_dict("records")}
+    topics = shown_order(stats.topic.tolist())
+    body = []
+    for topic in topics:
+        row = [topic]
+        for block in blocks:
+            r = cells.get((block, topic))
+            if r is None:
+                row += ["-"] * (len(heads) - 1) + [""]
+                continue
+            frac = r["relevant_fraction"]
+            row += [str(int(r[c])) for c in ["judged"] + grade_cols + extra]
+            row += ["-" if math.isnan(frac) else f"{frac:.3f}", "!" if r["warn"] else ""]
+        body.append(row)
+    spans = [(1 + i * len(heads), 1 + (i + 1) * len(heads)) for i in range(len(blocks))]
+    return _aligned(["topic"] + heads * len(blocks), body, spans, blocks)
+
+
+def _aligned(header: list[str], body: list[list[str]], spans: Sequence[tuple[int, int]] = (),
+             titles: Sequence[str] = (), left: int = 1) -> str:
+    """Columns right-aligned but the first `left`; optional titles over spans of columns."""
+    widths = [max(len(row[c]) for row in [header] + body) for c in range(len(header))]
+    for (start, end), title in zip(spans, titles):
+        short = len(title) - (sum(widths[start:end]) + 2 * (end - start - 1))
+        if short > 0:  # a long file name widens its block's first column
+            widths[start] += short
+    gap = "  "
+
+    def line(row: list[str]) -> str:
+        cells = [v.ljust(w) if c < left else v.rjust(w)
+                 for c, (v, w) in enumerate(zip(row, widths))]
+        return gap.join(cells).rstrip() + "\n"
+
+    top = ""
+    if titles:
+        parts = [" " * widths[0]]
+        for (start, end), title in zip(spans, titles):
+            parts.append(title.ljust(sum(widths[start:end]) + len(gap) * (end - start - 1)))
+        top = gap.join(parts).rstrip() + "\n"
+    return top + line(header) + "".join(line(row) for row in body)
+
+
+def render_diff(diff, fmt: str = "table", listing: bool = False) -> str:
+    """Text of a `QrelsDiff`: the per-topic summary, or with `listing` each differing judgment.
+
+    Example:
+        >>> from unjudged.judgments import diff_qrels
+        >>> print(render_diff(diff_qrels({"1": {"x": 1}}, {"1": {"x": 2, "z": 0}})), end="")
+        topic  <dict>  <dict>#2  added  removed  changed
+        1           1         2      1        0        1
+        all         1         2      1        0        1
+    """
+    frame = diff.changes if listing else diff.summary
+    if fmt in ("tsv", "csv"):
+        return frame.to_csv(sep="\t" if fmt == "tsv" else ",", index=False, lineterminator="\n")
+    if fmt == "jsonl":
+        return "".join(json.dumps(_plain(row)) + "\n" for row in frame.to_dict("records"))
+    rank = {t: i for i, t in enumerate(shown_order(frame.topic.tolist()))}
+    frame = frame.iloc[frame.topic.map(rank).argsort(kind="stable")]
+    names = {"judgments_a": diff.a, "judgments_b": diff.b, "grade_a": diff.a,
+             "grade_b": diff.b}
+    header = [names.get(c, c) for c in frame.columns]
+    body = [["-" if type(v).__name__ == "NAType" else str(v) for v in row]
+            for row in frame.itertuples(index=False)]
+    return _aligned(header, body, left=3 if listing else 1)
