@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from unjudged.results import aggregate, aggregate_measures
 from unjudged.strategies import bootstrap as bs
 from unjudged.strategies import fill
 from unjudged.strategies.stats import STATS, parse_point, point_estimate, summarise
+
+if TYPE_CHECKING:
+    from unjudged.parallel import Executor
 
 #: Strategies, in report order. "guaranteed" yields two values (lower, upper).
 METHODS = ("nonrel", "condensed", "upper", "bootstrap", "guaranteed")
@@ -187,31 +190,63 @@ def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure], *,
                   methods: Iterable[str] = METHODS, prior: str = "pool+run", b: int = 10_000,
                   seed: int = 0, point: str = "mean", policies: Policies = Policies(),
                   keep_samples: bool = False, workers: int = 1,
-                  executor: str = "process") -> Estimates:
-    """estimate_run for each run.
+                  executor: Executor | None = None, desc: str | None = None) -> Estimates:
+    """estimate_run for each run, on `executor` (unjudged.parallel; default: this process).
 
-    With workers > 1 the runs are spread over a pool of processes (or threads, `executor`);
-    every random stream belongs to one (run, topic) pair, so the output is the same.
+    `workers` > 1 without an executor spreads the runs over that many local processes. Every
+    random stream belongs to one (run, topic) pair, so the output is the same on every
+    executor. `desc` labels a progress bar (shown on a terminal only).
+
+    Example:
+        >>> from unjudged.io import read_qrels, read_run
+        >>> from unjudged.parallel import ProcessExecutor
+        >>> q = read_qrels({"t": {"a": 1, "b": 0}})
+        >>> runs = [read_run({"t": {"a": 2.0, "x": 1.0}}, name=n) for n in ("r1", "r2")]
+        >>> with ProcessExecutor(2) as ex:
+        ...     est = estimate_runs(runs, q, parse_measures("P@2"), b=100, executor=ex)
+        >>> [float(r.summary("upper")[0]) for r in est.runs]
+        [0.5, 0.5]
     """
+    from unjudged.parallel import ProcessExecutor, SerialExecutor
+
     methods = check_methods(methods)
     options = dict(methods=methods, prior=prior, b=b, seed=seed, point=point,
                    policies=policies, keep_samples=keep_samples)
-    if workers <= 1:
-        pools: dict[tuple[str, ...], Pool] = {}
-        out = []
-        for run in runs:
-            key = tuple(evaluated_topics(run, qrels, policies.complete))
-            if key not in pools:
-                pools[key] = Pool.build(qrels, list(key), policies.negative)
-            out.append(estimate_run(run, qrels, measures, pool=pools[key], **options))
-    else:
-        from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+    if executor is None and workers > 1:
+        with ProcessExecutor(workers) as ex:
+            return estimate_runs(runs, qrels, measures, **options, executor=ex, desc=desc)
+    pools: dict[tuple[str, ...], Pool] = {}
 
-        kind = {"process": ProcessPoolExecutor, "thread": ThreadPoolExecutor}[executor]
-        with kind(max_workers=workers) as ex:
-            futures = [ex.submit(estimate_run, run, qrels, measures, **options) for run in runs]
-            out = [f.result() for f in futures]
+    def pool_of(run: Run) -> tuple[str, ...]:
+        key = tuple(evaluated_topics(run, qrels, policies.complete))
+        if key not in pools:  # runs of the same topics share one (built once)
+            pools[key] = Pool.build(qrels, list(key), policies.negative)
+        return key
+
+    if executor is None or isinstance(executor, SerialExecutor):
+        # one run at a time, as they are read, so only one is ever held in memory
+        from unjudged.parallel import progress_bar
+
+        out = []
+        with progress_bar(None, desc) as bar:
+            for run in runs:
+                out.append(estimate_run(run, qrels, measures, pool=pools[pool_of(run)],
+                                        **options))
+                bar.update()
+    else:
+        runs = list(runs)
+        for run in runs:
+            pool_of(run)
+        # qrels, measures and pools travel once per worker; a run is one task (they are big)
+        out = executor.map(_estimate_task, runs, desc=desc, chunksize=1,
+                           shared=(qrels, measures, pools, options))
     return Estimates(out, methods, prior, b, seed, point)
+
+
+def _estimate_task(shared: tuple, run: Run) -> RunEstimate:
+    qrels, measures, pools, options = shared
+    key = tuple(evaluated_topics(run, qrels, options["policies"].complete))
+    return estimate_run(run, qrels, measures, pool=pools[key], **options)
 
 
 def strategy_results(est: Estimates, method: str):

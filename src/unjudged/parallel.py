@@ -1,21 +1,11 @@
 """Executors: run one function over many items, in this process, in local processes or on Dask.
 
-Every executor has one method, ``map(fn, items, *, desc=None, shared=..., chunksize=None)``,
-returning ``[fn(item) for item in items]`` (or ``fn(shared, item)``) in the order of `items`, and
-is a context manager that closes its pool or cluster on exit, also on errors and Ctrl-C.
-:func:`make_executor` picks one from the command line's ``--jobs`` and ``--dask``.
-
-Rules for tasks:
-
-- `fn` must be a top-level function of an importable module (it is pickled by reference for
-  processes and Dask); items, the shared object and results must pickle.
-- Tasks must not depend on worker identity, order of execution or global state they change.
-  The project's randomness comes only from SeedSequence streams keyed by (seed, run, topic)
-  (strategies/bootstrap.py), and executors add none, so results are the same on every
-  executor and for every number of workers.
-- An exception raised in a task reaches the caller with its original type and message (an
-  UnjudgedError still prints one line in the CLI). When several tasks fail, the one first in
-  the order of `items` is raised, as a serial loop would.
+``ex.map(fn, items, desc=None, shared=NOTHING, chunksize=None)`` returns fn(item), or
+fn(shared, item), for every item, in the order of `items`, whichever executor runs it. Tasks
+must be top-level (picklable) functions that do not depend on the worker running them; the
+executors add no randomness, so results never depend on the executor or the number of workers.
+A task's exception reaches the caller with its original type; of several, the first in input
+order. See docs/parallel.md.
 
 Example:
     >>> with make_executor(jobs=1) as ex:
@@ -28,6 +18,7 @@ from __future__ import annotations
 import os
 import pickle
 import traceback
+from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Protocol
 
 from unjudged.errors import UnjudgedError
@@ -95,7 +86,17 @@ def progress_bar(total: int | None, desc: str | None):
                 disable=None if desc is not None else True)
 
 
-class SerialExecutor:
+class _Context:
+    """Executors are context managers; this one has nothing to close."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+
+class SerialExecutor(_Context):
     """Runs every task in the calling process, one after the other.
 
     Example:
@@ -114,12 +115,6 @@ class SerialExecutor:
                 out.append(fn(item) if shared is NOTHING else fn(shared, item))
                 bar.update()
         return out
-
-    def __enter__(self) -> "SerialExecutor":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        pass
 
 
 class _Failure:
@@ -199,7 +194,7 @@ def _init_worker(shared: Any) -> None:
     _WORKER_SHARED = shared
 
 
-class _PoolExecutor:
+class _PoolExecutor(_Context):
     """Chunking, progress and failure handling shared by the pool-based executors.
 
     Subclasses provide _prepare(shared) -> the argument tasks receive, _submit(fn, chunk,
@@ -207,7 +202,6 @@ class _PoolExecutor:
     """
 
     jobs: int
-    remote = True  # failures travel pickled
     inline_single = True  # a single chunk runs in the calling process
 
     def map(self, fn: Callable[..., Any], items: Iterable[Any], *, desc: str | None = None,
@@ -252,6 +246,15 @@ class _PoolExecutor:
     def _key(self, future: Any) -> Any:
         return future
 
+    def _completed(self, futures: list[Any]) -> Iterable[Any]:
+        from concurrent.futures import as_completed
+
+        return as_completed(futures)
+
+    def _cancel(self, futures: list[Any]) -> None:
+        for f in futures:
+            f.cancel()
+
 
 class ProcessExecutor(_PoolExecutor):
     """Local worker processes (concurrent.futures).
@@ -285,18 +288,6 @@ class ProcessExecutor(_PoolExecutor):
 
     def _submit(self, fn: Callable[..., Any], chunk: list[Any], arg: Any) -> Any:
         return self._pool.submit(_run_chunk, fn, chunk, arg)
-
-    def _completed(self, futures: list[Any]) -> Iterable[Any]:
-        from concurrent.futures import as_completed
-
-        return as_completed(futures)
-
-    def _cancel(self, futures: list[Any]) -> None:
-        for f in futures:
-            f.cancel()
-
-    def __enter__(self) -> "ProcessExecutor":
-        return self
 
     def __exit__(self, kind: Any, *exc: Any) -> None:
         pool, self._pool, self._shared = self._pool, None, NOTHING
@@ -333,12 +324,6 @@ class ThreadExecutor(_PoolExecutor):
     def _submit(self, fn: Callable[..., Any], chunk: list[Any], arg: Any) -> Any:
         return self._pool.submit(_run_chunk, fn, chunk, arg, False)
 
-    _completed = ProcessExecutor._completed
-    _cancel = ProcessExecutor._cancel
-
-    def __enter__(self) -> "ThreadExecutor":
-        return self
-
     def __exit__(self, kind: Any, *exc: Any) -> None:
         self._pool.shutdown(wait=kind is None, cancel_futures=True)
 
@@ -370,9 +355,13 @@ class DaskExecutor(_PoolExecutor):
         self._cluster = None
         self._scattered: tuple[Any, Any] | None = None
         if address == "local":
-            self._cluster = distributed.LocalCluster(
-                n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                dashboard_address=None, silence_logs=logging.WARNING)
+            with _sigint_ignored():
+                self._cluster = distributed.LocalCluster(
+                    n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1,
+                    processes=True, dashboard_address=None, silence_logs=logging.WARNING,
+                    # the scheduler's HTTP server (health checks) runs even without a
+                    # dashboard; a free port avoids a warning when 8787 is taken
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             self._client = distributed.Client(self._cluster)
         else:
             try:
@@ -404,11 +393,25 @@ class DaskExecutor(_PoolExecutor):
     def _key(self, future: Any) -> Any:
         return future.key
 
-    def __enter__(self) -> "DaskExecutor":
-        return self
-
     def __exit__(self, *exc: Any) -> None:
         self._scattered = None
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+@contextmanager
+def _sigint_ignored():
+    """Processes started inside inherit an ignored Ctrl-C (it survives exec): the terminal
+    sends it to the whole group, and only this process should handle it, by closing them."""
+    import signal
+
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: signals are not ours to change
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -94,6 +94,34 @@ def policy_options(fn):
     return fn
 
 
+def executor_options(fn):
+    """--jobs and --dask: where the work runs. Results never depend on them."""
+    options = [
+        click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+                     help="Processes to spread the work over (default: one per CPU; 1 runs "
+                     "in this process; with --dask local, the cluster's workers)."),
+        click.option("--dask", default=None, metavar="local|tcp://HOST:PORT",
+                     help="Run on Dask: 'local' starts a cluster on this machine, an address "
+                     "uses a running scheduler (needs unjudged[dask])."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def executor_from_options(jobs: int | None, dask: str | None):
+    """The executor chosen by executor_options, to use as a context manager.
+
+    Example:
+        >>> with executor_from_options(1, None) as ex:
+        ...     ex.map(len, ["ab"])
+        [2]
+    """
+    from unjudged.parallel import make_executor
+
+    return make_executor(jobs, dask)
+
+
 def _check_point(ctx, param, value):
     from unjudged.strategies.stats import parse_point
 

@@ -6,7 +6,8 @@ import sys
 
 import click
 
-from unjudged.cli._base import (FORMATS, B, MEASURES, POINT, PRIOR, SEED, lean_arrow,
+from unjudged.cli._base import (FORMATS, B, MEASURES, POINT, PRIOR, SEED,
+                                executor_from_options, executor_options, lean_arrow,
                                 noting_missing_topics, policy_options, progress, main,
                                 write_output)
 
@@ -79,15 +80,16 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
 @click.option("--plot", "plot_path", default=None,
               help="Draw the bootstrap distributions, one panel per topic (FILE.png; one file "
               "per run when there are several).")
-@click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
-              help="Processes to spread runs over (results do not depend on it).")
+@executor_options
+@click.option("--workers", type=click.IntRange(1), default=None, hidden=True,
+              help="Older name of --jobs.")
 @click.option("--fit-truth", "truth_path", default=None,
               help="Qrels that fully judge some (run, topic) pairs: fit, per measure, the "
               "bootstrap quantile that best predicts their scores (5-fold by topic) and use it "
               "as the point estimate.")
 def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topic, complete,
                  rel_level, depth, ties, negative, fmt, output, samples_path, plot_path,
-                 workers, truth_path) -> None:
+                 jobs, dask, workers, truth_path) -> None:
     """Scores of RUNS under each strategy for unjudged documents: trec_eval's (nonrel),
     condensed lists, the comparable upper bound, bootstrapped distributions and guaranteed
     (not comparable) bounds."""
@@ -119,10 +121,10 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     stream = noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q)
     if truth is not None:
         stream = kept = list(stream)  # the truth is computed on the same runs afterwards
-    est = estimate_runs(progress(stream, "estimating"), q, ms, methods=chosen, prior=prior,
-                        b=b, seed=seed, point=point, policies=pol,
-                        keep_samples=bool(samples_path or plot_path or truth_path),
-                        workers=workers)
+    with executor_from_options(jobs or workers, dask) as ex:
+        est = estimate_runs(stream, q, ms, methods=chosen, prior=prior, b=b, seed=seed,
+                            point=point, policies=pol, executor=ex, desc="estimating",
+                            keep_samples=bool(samples_path or plot_path or truth_path))
     if truth is not None:
         from unjudged._estimate import fit_quantiles
 
