@@ -1,4 +1,4 @@
-"""Rank correlations (hand-worked and property tests) and the qrels comparison."""
+"""Rank correlations: hand-worked values, published values and property tests."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from unjudged.compare import (correlations, kendall_tau, rank_changes, ranks, spearman_rho,
-                              tau_ap)
+from unjudged.compare import correlations, kendall_tau, rank_changes, ranks, spearman_rho, tau_ap
 
 # --- hand-worked correlations -------------------------------------------------------------------
 

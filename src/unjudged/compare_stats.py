@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
 DECIMALS = 10
 
 
