@@ -44,6 +44,15 @@ class QrelsComparison:
     policies say); `stats[name][m]` is a correlation between the two rankings (see
     `compare_stats.correlations`; `orig` is tau_ap's reference). Measures where lower is better
     are ranked with the order reversed.
+
+    Example:
+        >>> cmp = QrelsComparison(["a", "b", "c"], parse_measures("P@5"),
+        ...                       np.array([[0.6], [0.4], [0.2]]), np.array([[0.6], [0.8], [0.2]]))
+        >>> row = cmp.summary()[0]
+        >>> round(row["kendall_tau"], 4), round(row["tau_ap"], 4), row["max_rank_change"]
+        (0.3333, 0.0, 1)
+        >>> [(r["run"], r["orig_rank"], r["new_rank"]) for r in cmp.per_run(0)]
+        [('a', 1, 2), ('b', 2, 1), ('c', 3, 3)]
     """
 
     runs: list[str]

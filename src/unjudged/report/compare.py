@@ -23,6 +23,14 @@ def render_comparison(cmp: QrelsComparison, fmt: str = "table", *, top: int = 5,
     (with `per_run`) every run. tsv/csv: the correlations, or with `per_run` one row per
     (measure, run). jsonl: one line per measure (SUMMARY_KEYS plus "largest_changes", the `top`
     largest moves), or with `per_run` one line per (measure, run).
+
+    Example:
+        >>> from unjudged.compare import compare_qrels
+        >>> cmp = compare_qrels([{"q": {"a": 2.0, "b": 1.0}}], {"q": {"a": 1}}, {"q": {"b": 1}},
+        ...                     "P@1")
+        >>> print(render_comparison(cmp, "csv"), end="")
+        measure,runs,kendall_tau,kendall_tau_a,tau_ap,spearman_rho,max_rank_change
+        P@1,1,-,-,-,-,0
     """
     summary = cmp.summary()
     if per_run and fmt != "table":
@@ -62,6 +70,11 @@ def plot_comparison(cmp: QrelsComparison, path: str) -> str:
 
     Red is drawn over blue, so a run whose score did not change shows as a single red dot, as
     in seed 003's figures.
+
+    Example (writes a file):
+        >>> cmp = compare_qrels(runs, orig, new, ["P@5", "AP"])  # doctest: +SKIP
+        >>> plot_comparison(cmp, "ranks.png")  # doctest: +SKIP
+        'ranks.png'
     """
     import matplotlib
 
