@@ -141,6 +141,16 @@ def test_interrupt_stops_the_workers_at_once():
     assert ex._pool is None
 
 
+def test_dask_connects_to_a_running_scheduler(dask_executor):
+    address = dask_executor._cluster.scheduler_address
+    assert address.startswith("tcp://")
+    with make_executor(dask=address) as ex:
+        assert isinstance(ex, DaskExecutor) and ex.jobs == 2
+        assert ex.map(scaled, [1, 3], shared={"weights": [0, 5, 0, 7], "factor": 2}) == [10, 14]
+    # closing a client leaves the cluster it connected to running
+    assert dask_executor.map(cube, [3]) == [27]
+
+
 # ----------------------------------------------------------------------------- estimates
 
 def _collection():

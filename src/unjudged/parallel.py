@@ -24,24 +24,14 @@ from typing import Any, Callable, Iterable, Protocol
 from unjudged.errors import UnjudgedError
 
 
-class _Marker:
-    """A module-level constant that keeps its identity through pickling."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __reduce__(self) -> str:
-        return self.name  # pickled by reference: unpickles to the same module global
-
+class _Nothing:
     def __repr__(self) -> str:
-        return self.name
+        return "NOTHING"
 
 
 #: Default of `shared`: call fn(item) rather than fn(shared, item).
-NOTHING = _Marker("NOTHING")
-# a process task whose shared object waits in its worker's global (set by the initializer)
-_IN_WORKER = _Marker("_IN_WORKER")
-_WORKER_SHARED: Any = NOTHING
+NOTHING: Any = _Nothing()
+_WORKER_ARGS: tuple = ()  # (shared,) in a process worker, set by its pool's initializer
 
 # chunks per worker when `chunksize` is not given: enough to balance uneven tasks, few enough
 # that thousands of tiny tasks do not each pay a round trip
@@ -87,8 +77,6 @@ def progress_bar(total: int | None, desc: str | None):
 
 
 class _Context:
-    """Executors are context managers; this one has nothing to close."""
-
     def __enter__(self):
         return self
 
@@ -109,10 +97,11 @@ class SerialExecutor(_Context):
     def map(self, fn: Callable[..., Any], items: Iterable[Any], *, desc: str | None = None,
             shared: Any = NOTHING, chunksize: int | None = None) -> list[Any]:
         items = list(items)
+        args = () if shared is NOTHING else (shared,)
         out = []
         with progress_bar(len(items), desc) as bar:
             for item in items:
-                out.append(fn(item) if shared is NOTHING else fn(shared, item))
+                out.append(fn(*args, item))
                 bar.update()
         return out
 
@@ -126,8 +115,7 @@ class _Failure:
     """
 
     def __init__(self, exc: BaseException, trace: str = "") -> None:
-        self.exc = exc
-        self.trace = trace
+        self.exc, self.trace = exc, trace
 
     def __reduce__(self):
         exc = self.exc
@@ -135,12 +123,13 @@ class _Failure:
 
     @classmethod
     def capture(cls, exc: BaseException, remote: bool) -> "_Failure":
-        failure = cls(exc, traceback.format_exc() if remote else "")
-        if remote:
-            try:
-                pickle.dumps(failure)
-            except Exception:  # an exception that cannot travel: keep its text
-                failure = cls(RuntimeError(f"{type(exc).__name__}: {exc}"), failure.trace)
+        if not remote:  # the caller's process: the exception object itself, traceback included
+            return cls(exc)
+        failure = cls(exc, traceback.format_exc())
+        try:
+            pickle.dumps(failure)
+        except Exception:  # an exception that cannot travel: keep its text
+            failure = cls(RuntimeError(f"{type(exc).__name__}: {exc}"), failure.trace)
         return failure
 
     def raise_(self) -> None:
@@ -163,42 +152,33 @@ def _rebuild(kind: type, args: tuple, state: dict, trace: str) -> _Failure:
     return _Failure(exc, trace)
 
 
-class _Box:
-    """Wraps the shared object so Dask scatters it whole, not element by element."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
-def _run_chunk(fn: Callable[..., Any], chunk: list[Any], shared: Any,
+def _run_chunk(fn: Callable[..., Any], chunk: list[Any], args: tuple = (),
                remote: bool = True) -> list[Any] | _Failure:
-    """Run fn over one chunk; the first failure is returned, not raised (see _Failure)."""
-    if shared is _IN_WORKER:
-        shared = _WORKER_SHARED
-    if isinstance(shared, _Box):
-        shared = shared.value
+    """fn(*args, item) over one chunk; the first failure is returned, not raised."""
     try:
-        if shared is NOTHING:
-            return [fn(item) for item in chunk]
-        return [fn(shared, item) for item in chunk]
+        return [fn(*args, item) for item in chunk]
     except Exception as exc:
         return _Failure.capture(exc, remote)
 
 
-def _init_worker(shared: Any) -> None:
-    global _WORKER_SHARED
+def _run_in_worker(fn: Callable[..., Any], chunk: list[Any]) -> list[Any] | _Failure:
+    return _run_chunk(fn, chunk, _WORKER_ARGS)
+
+
+def _init_worker(args: tuple) -> None:
+    global _WORKER_ARGS
     import signal
 
     # Ctrl-C reaches the whole process group: only the parent handles it (and stops us)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER_SHARED = shared
+    _WORKER_ARGS = args
 
 
 class _PoolExecutor(_Context):
     """Chunking, progress and failure handling shared by the pool-based executors.
 
-    Subclasses provide _prepare(shared) -> the argument tasks receive, _submit(fn, chunk,
-    arg) -> a future, _completed(futures) -> the futures as they finish, _cancel(futures).
+    Subclasses provide _prepare(shared) -> submit(fn, chunk) -> future, _completed(futures)
+    -> the futures as they finish, and _cancel(futures).
     """
 
     jobs: int
@@ -212,8 +192,8 @@ class _PoolExecutor(_Context):
         if len(chunks) <= 1 and self.inline_single:
             # one chunk cannot run in parallel: spare the pool's start and the round trip
             return SerialExecutor().map(fn, items, desc=desc, shared=shared)
-        arg = self._prepare(shared)
-        futures = [self._submit(fn, chunk, arg) for chunk in chunks]
+        submit = self._prepare(shared)
+        futures = [submit(fn, chunk) for chunk in chunks]
         with progress_bar(len(items), desc) as bar:
             results = self._collect(futures, bar)
         return [value for chunk in results for value in chunk]
@@ -274,7 +254,7 @@ class ProcessExecutor(_PoolExecutor):
         self._pool = None
         self._shared: Any = NOTHING
 
-    def _prepare(self, shared: Any) -> Any:
+    def _prepare(self, shared: Any) -> Callable[..., Any]:
         from concurrent.futures import ProcessPoolExecutor
 
         if self._pool is not None and shared is not NOTHING and shared is not self._shared:
@@ -282,12 +262,11 @@ class ProcessExecutor(_PoolExecutor):
             self._pool = None
         if self._pool is None:
             self._shared = shared
+            args = () if shared is NOTHING else (shared,)
             self._pool = ProcessPoolExecutor(self.jobs, initializer=_init_worker,
-                                             initargs=(shared,))
-        return NOTHING if shared is NOTHING else _IN_WORKER
-
-    def _submit(self, fn: Callable[..., Any], chunk: list[Any], arg: Any) -> Any:
-        return self._pool.submit(_run_chunk, fn, chunk, arg)
+                                             initargs=(args,))
+        task = _run_chunk if shared is NOTHING else _run_in_worker
+        return lambda fn, chunk: self._pool.submit(task, fn, chunk)
 
     def __exit__(self, kind: Any, *exc: Any) -> None:
         pool, self._pool, self._shared = self._pool, None, NOTHING
@@ -302,7 +281,7 @@ class ProcessExecutor(_PoolExecutor):
 
 
 class ThreadExecutor(_PoolExecutor):
-    """Threads of this process; useful where numpy releases the GIL, and shares without copies.
+    """Threads of this process, for tasks that release the GIL; nothing is copied.
 
     Example:
         >>> with ThreadExecutor(2) as ex:
@@ -310,19 +289,15 @@ class ThreadExecutor(_PoolExecutor):
         [1, 2, 3]
     """
 
-    remote = False
-
     def __init__(self, jobs: int) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
         self.jobs = jobs
         self._pool = ThreadPoolExecutor(jobs)
 
-    def _prepare(self, shared: Any) -> Any:
-        return shared
-
-    def _submit(self, fn: Callable[..., Any], chunk: list[Any], arg: Any) -> Any:
-        return self._pool.submit(_run_chunk, fn, chunk, arg, False)
+    def _prepare(self, shared: Any) -> Callable[..., Any]:
+        args = () if shared is NOTHING else (shared,)
+        return lambda fn, chunk: self._pool.submit(_run_chunk, fn, chunk, args, False)
 
     def __exit__(self, kind: Any, *exc: Any) -> None:
         self._pool.shutdown(wait=kind is None, cancel_futures=True)
@@ -350,36 +325,27 @@ class DaskExecutor(_PoolExecutor):
         except ImportError:
             raise UnjudgedError("the Dask executor needs dask.distributed: "
                                 "pip install 'unjudged[dask]'") from None
-        import logging
-
         self._cluster = None
         self._scattered: tuple[Any, Any] | None = None
         if address == "local":
-            with _sigint_ignored():
-                self._cluster = distributed.LocalCluster(
-                    n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1,
-                    processes=True, dashboard_address=None, silence_logs=logging.WARNING,
-                    # the scheduler's HTTP server (health checks) runs even without a
-                    # dashboard; a free port avoids a warning when 8787 is taken
-                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+            self._cluster = _local_cluster(jobs or os.cpu_count() or 1)
             self._client = distributed.Client(self._cluster)
         else:
             try:
                 self._client = distributed.Client(address, timeout="10s")
-            except (OSError, TimeoutError) as exc:
+            except OSError as exc:
                 raise UnjudgedError(f"cannot reach the Dask scheduler at {address}: {exc}")
         self.jobs = max(1, sum(self._client.nthreads().values()))
 
-    def _prepare(self, shared: Any) -> Any:
-        if shared is NOTHING:
-            return NOTHING
-        if self._scattered is None or self._scattered[0] is not shared:
-            future = self._client.scatter(_Box(shared), broadcast=True, hash=False)
-            self._scattered = (shared, future)
-        return self._scattered[1]
-
-    def _submit(self, fn: Callable[..., Any], chunk: list[Any], arg: Any) -> Any:
-        return self._client.submit(_run_chunk, fn, chunk, arg, pure=False)
+    def _prepare(self, shared: Any) -> Callable[..., Any]:
+        args: tuple = ()
+        if shared is not NOTHING:
+            if self._scattered is None or self._scattered[0] is not shared:
+                # in a list, so that a shared tuple or dict travels whole
+                [future] = self._client.scatter([shared], broadcast=True, hash=False)
+                self._scattered = (shared, future)
+            args = (self._scattered[1],)  # the worker passes the object, not the future
+        return lambda fn, chunk: self._client.submit(_run_chunk, fn, chunk, args, pure=False)
 
     def _completed(self, futures: list[Any]) -> Iterable[Any]:
         from distributed import as_completed
@@ -398,6 +364,25 @@ class DaskExecutor(_PoolExecutor):
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def _local_cluster(workers: int):
+    import logging
+
+    import dask
+    import distributed
+
+    # Dask makes glibc return freed memory at once (MALLOC_TRIM_THRESHOLD_=65536), which maps
+    # and faults in every large temporary array anew: the bootstrap took twice as long.
+    # Workers keep glibc's default unless the user's environment sets it.
+    unset = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+    with _sigint_ignored(), dask.config.set(unset):
+        return distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+            silence_logs=logging.WARNING,
+            # the scheduler's HTTP server (health checks) runs even without a dashboard; a
+            # free port avoids a warning when 8787 is taken
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
 
 
 @contextmanager
