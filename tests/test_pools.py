@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from shared_data import COVID1, DATA, need
 from unjudged.cli import main
-from unjudged.coverage import coverage
+from unjudged._coverage import coverage
 from unjudged.errors import InputError
 from unjudged.io import read_qrels, read_run
 from unjudged.io.groups import read_groups

@@ -11,6 +11,14 @@ The public API::
     parse_measures(["nDCG@10", "P@5"]) -> [Measure, ...]
     Policies(...)                           trec_eval's conventions as named options
 
+    judgment_stats([qrels, ...]) -> DataFrame   judged, per grade, fraction relevant per topic
+    merge_qrels / diff_qrels / filter_qrels      edit qrels (union, differences, subsets)
+    build_pool(runs, depth, ...) -> JudgingPool  depth-k or ranks J..K, with contributors
+    coverage(runs, qrels, bands) -> Coverage     judged fraction per rank band, judged depth
+    compare_qrels(runs, orig, new, measures)     rankings under two qrels: tau, tau_AP, rho
+    leave_one_group_out(runs, qrels, groups, depth, measures, ...) -> Sweep
+    make_executor(jobs=None, dask=None)          serial, local processes or Dask
+
 Heavy modules load on first use so that `unjudged --help` starts fast.
 """
 
@@ -23,7 +31,9 @@ __version__ = "0.1.0"
 __all__ = [
     "evaluate", "score", "estimate", "estimate_runs", "read_run", "read_runs", "read_qrels", "parse_measures", "Policies",
     "Run", "Qrels", "Results", "UnjudgedError", "FormatError", "InputError", "MeasureSpecError",
-    "IncompatibleInputsError", "__version__",
+    "IncompatibleInputsError", "judgment_stats", "merge_qrels", "diff_qrels", "filter_qrels",
+    "build_pool", "coverage", "compare_qrels", "leave_one_group_out", "read_groups",
+    "make_executor", "__version__",
 ]
 
 _LAZY = {
@@ -35,6 +45,11 @@ _LAZY = {
     "Results": "unjudged.results", "UnjudgedError": "unjudged.errors",
     "FormatError": "unjudged.errors", "InputError": "unjudged.errors",
     "MeasureSpecError": "unjudged.errors", "IncompatibleInputsError": "unjudged.errors",
+    "judgment_stats": "unjudged.judgments", "merge_qrels": "unjudged.judgments",
+    "diff_qrels": "unjudged.judgments", "filter_qrels": "unjudged.judgments",
+    "build_pool": "unjudged.pooling", "coverage": "unjudged._coverage",
+    "compare_qrels": "unjudged.compare", "leave_one_group_out": "unjudged.experiments.logo",
+    "read_groups": "unjudged.io.groups", "make_executor": "unjudged.parallel",
 }
 
 

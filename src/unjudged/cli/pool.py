@@ -102,7 +102,7 @@ def coverage_cmd(qrels, runs, bands, pool_depth, unjudged_out, plot_path, ties, 
     """How much of each run QRELS judge: the judged fraction per rank band, the depth to which
     every topic is judged, which runs look pooled, and the unjudged documents each would add."""
     lean_arrow()
-    from unjudged.coverage import coverage
+    from unjudged._coverage import coverage
     from unjudged.io import read_qrels
     from unjudged.io.runs import read_runs
     from unjudged.pooling import pool_lines

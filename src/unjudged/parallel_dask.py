@@ -1,0 +1,94 @@
+"""The Dask executor of unjudged.parallel: a LocalCluster started here, or a running scheduler.
+
+dask and distributed are imported only when a DaskExecutor is created.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterable
+
+from unjudged.errors import UnjudgedError
+from unjudged.parallel import NOTHING, _PoolExecutor, _run_chunk, _sigint_ignored
+
+
+class DaskExecutor(_PoolExecutor):
+    """Dask distributed: "local" starts a LocalCluster of `jobs` single-threaded processes (one
+    per CPU by default), an address such as "tcp://HOST:PORT" connects to a running scheduler,
+    whose workers need unjudged installed. The shared object is scattered once to every worker.
+
+    Example:
+        >>> with DaskExecutor("local", jobs=2) as ex:  # doctest: +SKIP
+        ...     ex.map(abs, [-1, 2])
+        [1, 2]
+    """
+
+    inline_single = False  # the user asked for the cluster (its memory, its machines)
+
+    def __init__(self, address: str, jobs: int | None = None) -> None:
+        if address != "local" and "://" not in address:
+            raise UnjudgedError(f"--dask expects 'local' or a scheduler address such as "
+                                f"tcp://HOST:PORT, not {address!r}")
+        try:
+            import distributed
+        except ImportError:
+            raise UnjudgedError("the Dask executor needs dask.distributed: "
+                                "pip install 'unjudged[dask]'") from None
+        self._cluster = None
+        self._scattered: tuple[Any, Any] | None = None
+        if address == "local":
+            self._cluster = _local_cluster(jobs or os.cpu_count() or 1)
+            self._client = distributed.Client(self._cluster)
+        else:
+            try:
+                self._client = distributed.Client(address, timeout="10s")
+            except OSError as exc:
+                raise UnjudgedError(f"cannot reach the Dask scheduler at {address}: {exc}")
+        self.jobs = max(1, sum(self._client.nthreads().values()))
+
+    def _prepare(self, shared: Any) -> Callable[..., Any]:
+        args: tuple = ()
+        if shared is not NOTHING:
+            if self._scattered is None or self._scattered[0] is not shared:
+                # in a list, so that a shared tuple or dict travels whole
+                [future] = self._client.scatter([shared], broadcast=True, hash=False)
+                self._scattered = (shared, future)
+            args = (self._scattered[1],)  # the worker passes the object, not the future
+        return lambda fn, chunk: self._client.submit(_run_chunk, fn, chunk, args, pure=False)
+
+    def _completed(self, futures: list[Any]) -> Iterable[Any]:
+        from distributed import as_completed
+
+        return as_completed(futures)
+
+    def _cancel(self, futures: list[Any]) -> None:
+        if futures:
+            self._client.cancel(futures)
+
+    def _key(self, future: Any) -> Any:
+        return future.key
+
+    def __exit__(self, *exc: Any) -> None:
+        self._scattered = None
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def _local_cluster(workers: int):
+    import logging
+
+    import dask
+    import distributed
+
+    # Dask makes glibc return freed memory at once (MALLOC_TRIM_THRESHOLD_=65536), which maps
+    # and faults in every large temporary array anew: the bootstrap took twice as long.
+    # Workers keep glibc's default unless the user's environment sets it.
+    unset = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+    with _sigint_ignored(), dask.config.set(unset):
+        return distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+            silence_logs=logging.WARNING,
+            # the scheduler's HTTP server (health checks) runs even without a dashboard; a
+            # free port avoids a warning when 8787 is taken
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
