@@ -155,8 +155,8 @@ def test_covid_round1_pool_matches_the_judgments():
 
 
 def test_covid_round1_coverage_finds_the_pooled_runs():
-    q = read_qrels(COVID1 / "qrels" / "qrels-rnd1.txt")
     names = _contributing()
+    q = read_qrels(COVID1 / "qrels" / "qrels-rnd1.txt")
     from unjudged.io import read_runs
 
     runs = read_runs([COVID1 / "runs"], ties="file", qrels=q)
