@@ -117,8 +117,15 @@ def test_cli_on_tiny_collection_same_with_dask(tmp_path):
     args = ["experiment", "leave-one-group-out", str(q), *paths, "--groups",
             str(tmp_path / "groups"), "-k", "2", "-m", "P@2", "--top-fraction", "1", "-b", "100",
             "-f", "jsonl"]
-    serial = CliRunner().invoke(main, args + ["--jobs", "1"])
+    plot = tmp_path / "logo.png"
+    serial = CliRunner().invoke(main, args + ["--jobs", "1", "--plot", str(plot),
+                                              "--details", str(tmp_path / "d.csv")])
     assert serial.exit_code == 0, serial.output
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+    details = (tmp_path / "d.csv").read_text().splitlines()
+    assert details[0] == "group,run,topic,measure,strategy,value,truth,unjudged,unjudged_full"
+    assert details[1] == "G1,s1,1,P@2,nonrel,0.500000,1.000000,1,0"
+    assert len(details) == 1 + 3 * 2 * 6  # runs x topics x strategies
     lines = [json.loads(x) for x in serial.stdout.splitlines()]
     nonrel = next(x for x in lines if x["table"] == "prediction" and x["strategy"] == "nonrel")
     # errors (nonrel - truth) over the 6 (run, topic) pairs: -0.5, -0.5, -1, 0, 0, 0

@@ -42,8 +42,11 @@ def experiment_group() -> None:
 @click.option("--details", "details_path", default=None,
               help="Also write every (run, topic, measure, strategy) estimate with its truth "
               "to FILE (.csv, .tsv, .jsonl or .parquet).")
+@click.option("--plot", "plot_path", default=None,
+              help="Draw each strategy's estimates against the truth (FILE.png, .pdf, .svg; "
+              "first measure).")
 def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction, b, seed,
-             point, ties, jobs, dask, fmt, output, details_path) -> None:
+             point, ties, jobs, dask, fmt, output, details_path, plot_path) -> None:
     """For each group, remove the judgments only its runs brought into the depth-K pool of
     RUNS, score its runs on the reduced QRELS with each strategy and compare with their scores
     on the full QRELS (seed 000, Tables 4-6)."""
@@ -63,6 +66,9 @@ def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction
     if details_path and not details_path.endswith((".csv", ".tsv", ".jsonl", ".parquet")):
         raise click.BadParameter(f"{details_path}: expected .csv, .tsv, .jsonl or .parquet",
                                  param_hint="--details")
+    if plot_path and not plot_path.endswith((".png", ".pdf", ".svg")):
+        raise click.BadParameter(f"{plot_path}: expected .png, .pdf or .svg",
+                                 param_hint="--plot")
     ms = parse_measures(list(measures))
     groups = read_groups(groups_path)
     q = read_qrels(qrels)
@@ -76,6 +82,10 @@ def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction
     text = render_logo(sweep, tables, fmt)
     if details_path:
         _write_details(sweep, details_path)
+    if plot_path:
+        from unjudged.report.plots import plot_logo
+
+        click.echo(f"unjudged: wrote {plot_logo(sweep, plot_path)}", err=True)
     click.echo(f"unjudged: {len(sweep.runs)} runs x {len(sweep.topics)} topics x "
                f"{len(chosen)} strategies in {sweep.seconds:.1f} s", err=True)
     write_output(text, output)

@@ -108,3 +108,38 @@ def plot_coverage(cov, path: str, pool_depth: int) -> str:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def plot_logo(sweep, path: str, measure: int = 0) -> str:
+    """Leave-one-group-out: per strategy, each (run, topic) estimate against its truth."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(sweep.strategies)
+    cols = min(3, len(names))
+    rows = math.ceil(len(names) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.3 * cols, 3.2 * rows), squeeze=False,
+                             sharex=True, sharey=True, layout="constrained")
+    truth = sweep.truth[..., measure].ravel()
+    lost = (sweep.unjudged > sweep.unjudged_full).ravel()
+    for ax, name in zip(axes.flat, names):
+        est = sweep.values[name][..., measure].ravel()
+        ok = ~(np.isnan(truth) | np.isnan(est))
+        rmse = float(np.sqrt(np.mean((est[ok] - truth[ok]) ** 2)))
+        ax.scatter(truth[ok & ~lost], est[ok & ~lost], s=4, color="0.7", label="unchanged")
+        ax.scatter(truth[ok & lost], est[ok & lost], s=4, color="tab:blue",
+                   label="lost judgments")
+        ax.plot([0, 1], [0, 1], color="k", lw=0.7)
+        ax.set_title(f"{name}: RMSE {rmse:.3f}", fontsize=9)
+    for ax in axes.flat[len(names):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel(f"{sweep.measures[measure].name}, full qrels")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("estimate, group left out")
+    axes.flat[0].legend(fontsize=7, loc="upper left", markerscale=2)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
