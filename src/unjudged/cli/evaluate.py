@@ -209,4 +209,12 @@ def demo_cmd(measures) -> None:
     sys.stderr.flush()
     est = estimate_runs(loaded, q, parse_measures(["nDCG@10"]), b=2000, seed=0)
     write_output(render_estimates(est, "table"), None)
+    from unjudged._coverage import coverage
+    from unjudged.report.pools import coverage_table
+
+    click.echo("\nHow much of each run is judged? (unjudged coverage; round 1 pooled the top 7 "
+               "of one run per team)\n", err=True)
+    sys.stderr.flush()
+    cov = coverage(loaded, q, bands=[(1, 7), (8, 10), (11, 20), (21, 100)])
+    write_output(coverage_table(cov, "table", pool_depth=7), None)
 
