@@ -1,0 +1,1 @@
+"""Assessment measures (Baillie et al. 2007). Placeholder."""

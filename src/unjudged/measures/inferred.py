@@ -1,0 +1,1 @@
+"""Inferred measures from sampled judgments (Yilmaz et al. 2008). Placeholder."""
