@@ -70,5 +70,5 @@ register(MeasureSpec(
     "Judged", judged_at, "Fraction of the top min(k, |run|) documents that have a judgment "
     "(Assessment Precision A_p@k). Pooled-but-unjudged documents (negative grades) count as "
     "unjudged.",
-    cutoff="optional", aliases=("judged",), estimable=False,
+    cutoff="optional", aliases=("judged", "Ap", "A_p"), estimable=False,
     citation="Sakai 2007; Baillie, Azzopardi & Ruthven 2007 (A_p@d)"))
