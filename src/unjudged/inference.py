@@ -1,0 +1,237 @@
+"""Inferred measures with variances and confidence intervals, per topic and over topics.
+
+How each measure's variance is estimated (method 'auto'):
+
+- infAP: the paper's formula (seed 002, section 2 and appendix) with the appendix's covariances
+  and a Laplace-smoothed proportion (inference_infap.py); it assumes the judged documents are
+  a uniform sample of the pool;
+- xinfAP: the same two components per stratum (inference_infap.py);
+- iP, iNumRelRet, iNumRel: sums over strata of N_s times a sampled proportion, with the same
+  proportion variance; infNDCG: a delta-method variance of DCG / IDCG (inference_counts.py);
+- iIPrec, and every measure above but infAP with method 'bootstrap': a stratified (Rao-Wu)
+  bootstrap that resamples the sampled documents within each (topic, stratum)
+  (inference_bootstrap.py);
+- any other measure: none (its interval is left empty).
+
+The formulas are the default because they are calibrated (docs/sampled-judgments.md): the
+bootstrap cannot see the uncertainty of a proportion estimated from one or two documents that
+all agree, which is the common case in the top ranks, and gives intervals that are too narrow
+for cut-offs like 10.
+
+Intervals are normal: value +- z sqrt(variance), clipped to the measure's range. Topics are
+sampled independently, so the variance of a mean over n topics is the sum of the per-topic
+variances over n^2 (of a sum, their sum).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+
+from unjudged.data.judged import Pool, evaluated_topics
+from unjudged.data.sampled import SampledQrels, as_sampled, judge_sampled
+from unjudged.inference_bootstrap import Replicates, bootstrap_values
+from unjudged.inference_counts import count_variance, infndcg_variance
+from unjudged.inference_infap import infap_variance, xinfap_variance
+from unjudged.measures import Measure, parse_measures
+from unjudged.measures._common import level
+from unjudged.measures.inferred import WEIGHTED, stratum_totals
+from unjudged.policies import Policies
+from unjudged.results import aggregate
+
+
+#: families whose variance has a formula (the rest of WEIGHTED is bootstrapped)
+ANALYTIC = ("infAP", "xinfAP", "infNDCG", "iP", "iNumRelRet", "iNumRel")
+METHODS = ("auto", "bootstrap")
+
+
+def method_of(measure: Measure, method: str = "auto") -> str | None:
+    """'analytic', 'bootstrap' or None: how the measure's variance is estimated. `method`
+    'auto' prefers the formula; 'bootstrap' bootstraps every measure it can (not infAP).
+
+    Example:
+        >>> ms = parse_measures(["infAP", "infNDCG@10", "iIPrec(recall=0.5)", "P@10"])
+        >>> [method_of(m) for m in ms], method_of(ms[1], "bootstrap")
+        (['analytic', 'analytic', 'bootstrap', None], 'bootstrap')
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    name = measure.spec.name
+    if name in ANALYTIC and not (method == "bootstrap" and name in WEIGHTED):
+        return "analytic"
+    return "bootstrap" if name in WEIGHTED else None
+
+
+def analytic_variance(measure: Measure, judged) -> np.ndarray:
+    """The formula's per-topic variance of one of the ANALYTIC families."""
+    kw = measure.kwargs()
+    name, rel = measure.spec.name, kw.get("rel")
+    if name == "infAP":
+        return infap_variance(judged, rel)
+    if name == "infNDCG":
+        return infndcg_variance(judged, measure.cutoff, kw["dcg"], kw["gains"])
+    if name == "iP":
+        return count_variance(judged, measure.cutoff, rel) / measure.cutoff ** 2
+    if name in ("iNumRelRet", "iNumRel"):
+        return count_variance(judged, None, rel, whole=name == "iNumRel")
+    var = xinfap_variance(judged, rel, kw["smoothing"])
+    if kw["cap"]:  # the rescaled estimate's variance scales with the square of the factor
+        total, _ = stratum_totals(as_sampled(judged), level(judged, rel))
+        var = np.where(total > kw["cap"], var * (total / kw["cap"]) ** 2, var)
+    return var
+
+
+def z_value(level: float) -> float:
+    """The standard normal quantile of a two-sided interval at `level`.
+
+    Example:
+        >>> round(z_value(0.95), 4)
+        1.96
+    """
+    from scipy.stats import norm
+
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"the confidence level must lie strictly between 0 and 1, not {level}")
+    return float(norm.ppf(0.5 + level / 2.0))
+
+
+def normal_interval(value: Any, variance: Any, level: float = 0.95,
+                    bounds: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) = value -+ z sqrt(variance), clipped to `bounds`; NaN where the variance is.
+
+    Example:
+        >>> lo, hi = normal_interval(0.5, 0.01, 0.95, (0.0, 1.0))
+        >>> round(float(lo), 4), round(float(hi), 4)
+        (0.304, 0.696)
+    """
+    half = z_value(level) * np.sqrt(np.asarray(variance, dtype=np.float64))
+    lo, hi = np.asarray(value) - half, np.asarray(value) + half
+    if bounds is not None:
+        lo, hi = np.clip(lo, *bounds), np.clip(hi, *bounds)
+    return lo, hi
+
+
+def aggregate_variance(variance: np.ndarray, how: str = "mean", axis: int = -1) -> np.ndarray:
+    """Variance of the mean (sum of variances / n^2) or of the sum of independent topics; NaN
+    for a geometric mean.
+
+    Example:
+        >>> float(aggregate_variance(np.array([0.01, 0.03])))
+        0.01
+    """
+    n = variance.shape[axis]
+    total = variance.sum(axis=axis)
+    if how == "sum":
+        return total
+    if how == "mean":
+        return total / max(n, 1) ** 2
+    return np.full(total.shape, np.nan)
+
+
+@dataclass(eq=False)
+class Inference:
+    """One run's values and variances (NaN where a measure has no variance method).
+
+    Attributes:
+        run: the run's name.
+        topics: evaluated topics (n).
+        measures: the measures (m).
+        values, variance: (n, m).
+        level: the confidence level of the intervals, None for none.
+    """
+
+    run: str
+    topics: list[str]
+    measures: list[Measure]
+    values: np.ndarray
+    variance: np.ndarray
+    level: float | None = None
+
+    @property
+    def summary(self) -> tuple[np.ndarray, np.ndarray]:
+        """(values, variances) over topics, each measure aggregated its own way."""
+        how = [m.spec.aggregate for m in self.measures]
+        return (np.array([aggregate(self.values[:, c], h) for c, h in enumerate(how)]),
+                np.array([aggregate_variance(self.variance[:, c], h) for c, h in enumerate(how)]))
+
+    def rows(self, per_topic: bool = True) -> list[dict[str, Any]]:
+        """{run, topic, measure, value[, lo, hi]} rows; topic 'all' = over topics."""
+        blocks = [(t, self.values[i], self.variance[i]) for i, t in enumerate(self.topics)] \
+            if per_topic else []
+        blocks.append(("all", *self.summary))
+        out = []
+        for topic, values, variance in blocks:
+            for m, v, var in zip(self.measures, values, variance):
+                row: dict[str, Any] = {"run": self.run, "topic": topic, "measure": m.name,
+                                       "value": float(v)}
+                if self.level is not None:
+                    lo, hi = normal_interval(v, var, self.level, m.spec.bounded)
+                    row.update(lo=float(lo), hi=float(hi))
+                out.append(row)
+        return out
+
+
+def infer_runs(runs: Iterable[Any], qrels: SampledQrels, measures: list[Measure], *,
+               level: float | None = 0.95, b: int = 1000, seed: int = 0,
+               policies: Policies = Policies(), method: str = "auto") -> Iterable[Inference]:
+    """Yield each run's Inference (runs already read; bootstrap replicates are shared by all).
+    `level=None` computes values only."""
+    if level is not None:
+        z_value(level)  # fail early on a bad level
+    how = [method_of(m, method) for m in measures]
+    boot = [m for m, h in zip(measures, how) if h == "bootstrap"]
+    reps = Replicates(qrels, b, seed) if level is not None and boot else None
+    pools: dict[tuple[str, ...], Pool] = {}
+    for run in runs:
+        topics = evaluated_topics(run, qrels, policies.complete)
+        pool = pools.setdefault(tuple(topics), Pool.build(qrels, topics, policies.negative))
+        j = judge_sampled(run, qrels, policies, pool)
+        values = np.zeros((len(topics), len(measures)))
+        variance = np.full(values.shape, np.nan)
+        if topics:
+            for c, m in enumerate(measures):
+                values[:, c] = m.compute(j)
+                if level is not None and how[c] == "analytic":
+                    variance[:, c] = analytic_variance(m, j)
+            if reps is not None:
+                # replicates along a contiguous last axis: each topic's sum then runs in the
+                # same order however many topics there are (bit-identical variances)
+                reps_values = np.ascontiguousarray(np.moveaxis(bootstrap_values(j, reps, boot),
+                                                               0, -1))
+                for c, m in enumerate(boot):
+                    variance[:, measures.index(m)] = reps_values[:, c].var(axis=-1, ddof=1)
+        yield Inference(run.name, topics, measures, values, variance, level)
+
+
+def infer(runs: Any, qrels: Any, measures: Any, *, level: float | None = 0.95, b: int = 1000,
+          seed: int = 0, method: str = "auto", per_topic: bool = True,
+          policies: Policies | None = None, **policy_kw: Any):
+    """Inferred measures with confidence intervals as a tidy DataFrame
+    (run, topic, measure, value, lo, hi; topic 'all' = over topics).
+
+    `qrels` may be sample_eval's 5-column file, trec_eval-style qrels (one stratum), a
+    SampledQrels, dict or DataFrame; `runs` anything `evaluate` takes. `level=None` skips the
+    intervals; `method` 'bootstrap' bootstraps every measure it can; `b` and `seed` set the
+    stratified bootstrap.
+
+    Example:
+        >>> df = infer({"t": {"c": 3.0, "a": 2.0, "b": 1.0}},
+        ...            {"t": {"a": 1, "b": 0, "c": -1, "d": 1}}, ["infAP"], per_topic=False)
+        >>> df[["measure", "value", "lo", "hi"]].round(4).values.tolist()
+        [['infAP', 0.375, 0.0, 0.8167]]
+    """
+    import pandas as pd
+
+    from unjudged._evaluate import _as_runs
+    from unjudged.io.sampled import read_sampled_qrels
+
+    pol = (policies or Policies()).but(**policy_kw)
+    q = read_sampled_qrels(qrels)
+    ms = parse_measures(measures)
+    rows = [row for inf in infer_runs(_as_runs(runs, pol.ties, q), q, ms, level=level, b=b,
+                                      seed=seed, policies=pol, method=method)
+            for row in inf.rows(per_topic)]
+    columns = ["run", "topic", "measure", "value"] + (["lo", "hi"] if level is not None else [])
+    return pd.DataFrame(rows, columns=columns)
