@@ -10,6 +10,7 @@ from unjudged.cli._base import (FORMATS, B, MEASURES, POINT, PRIOR, SEED,
                                 executor_from_options, executor_options, lean_arrow,
                                 noting_missing_topics, policy_options, progress, main,
                                 write_output)
+from unjudged.cli.matrix import ALPHA, PAIRED_TESTS
 
 
 @main.command("eval")
@@ -32,8 +33,16 @@ from unjudged.cli._base import (FORMATS, B, MEASURES, POINT, PRIOR, SEED,
 @click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="table",
               show_default=True)
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
+@click.option("--baseline", default=None, metavar="RUN",
+              help="Compare every other run with this one (run name or file): difference, "
+              "p-value, the same for A_p (Judged at the measure's cutoff) and the decision-"
+              "matrix case; weak cases mean a win or tie rests on uneven judging.")
+@click.option("--test", type=click.Choice(PAIRED_TESTS), default="t", show_default=True,
+              help="Paired test of --baseline.")
+@ALPHA
 def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties, negative,
-             judged_only, strategy, prior, b, seed, point, fmt, output) -> None:
+             judged_only, strategy, prior, b, seed, point, fmt, output, baseline, test,
+             alpha) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS."""
     lean_arrow()
     from unjudged._evaluate import score
@@ -48,6 +57,9 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
                    depth=depth, judged_only=judged_only)
     q = read_qrels(qrels)
     runs = noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q)
+    if baseline is not None:
+        runs = list(runs)  # read once, scored twice: the measures and their A_p
+        baseline = _baseline_name(runs, baseline)
     if strategy == "nonrel":
         results = score(runs, q, ms, pol)
     else:
@@ -57,7 +69,28 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
         est = estimate_runs(progress(runs, "estimating"), q, ms, methods=[method],
                             prior=prior, b=b, seed=seed, point=point, policies=pol)
         results = strategy_results(est, strategy)
-    write_output(render(results, fmt, per_topic=per_topic), output)
+    text = render(results, fmt, per_topic=per_topic)
+    if baseline is not None:
+        from unjudged.matrix_baseline import assessment_measures, baseline_comparison
+        from unjudged.report.matrix import render_baseline
+
+        judged = score(runs, q, assessment_measures(ms), pol.but(judged_only=False))
+        rows = baseline_comparison(results, judged, baseline, test=test, alpha=alpha,
+                                   seed=seed)
+        text += render_baseline(rows, fmt, test=test, alpha=alpha)
+    write_output(text, output)
+
+
+def _baseline_name(runs, wanted: str) -> str:
+    """The name of the run `wanted` names, by run name or by the file it came from."""
+    import os
+
+    for r in runs:
+        if wanted in (r.name, r.source) or os.path.abspath(wanted) == os.path.abspath(r.source):
+            return r.name
+    names = ", ".join(r.name for r in runs[:5]) + (" ..." if len(runs) > 5 else "")
+    raise click.BadParameter(f"{wanted}: not among the runs ({names})",
+                             param_hint="--baseline")
 
 
 @main.command("estimate")
