@@ -18,6 +18,9 @@ The public API::
     compare_qrels(runs, orig, new, measures)     rankings under two qrels: tau, tau_AP, rho
     leave_one_group_out(runs, qrels, groups, depth, measures, ...) -> Sweep
     make_executor(jobs=None, dask=None)          serial, local processes or Dask
+    read_sampled_qrels(path) -> SampledQrels     sample_eval's 5-column qrels (strata)
+    infer(runs, sampled_qrels, measures, level=0.95) -> DataFrame   infAP, xinfAP, infNDCG,
+                                                 iP@k with variances and intervals
 
 Heavy modules load on first use so that `unjudged --help` starts fast.
 """
@@ -33,7 +36,7 @@ __all__ = [
     "Run", "Qrels", "Results", "UnjudgedError", "FormatError", "InputError", "MeasureSpecError",
     "IncompatibleInputsError", "judgment_stats", "merge_qrels", "diff_qrels", "filter_qrels",
     "build_pool", "coverage", "compare_qrels", "leave_one_group_out", "read_groups",
-    "make_executor", "__version__",
+    "make_executor", "read_sampled_qrels", "SampledQrels", "infer", "__version__",
 ]
 
 _LAZY = {
@@ -50,6 +53,8 @@ _LAZY = {
     "build_pool": "unjudged.pooling", "coverage": "unjudged._coverage",
     "compare_qrels": "unjudged.compare", "leave_one_group_out": "unjudged.experiments.logo",
     "read_groups": "unjudged.io.groups", "make_executor": "unjudged.parallel",
+    "read_sampled_qrels": "unjudged.io.sampled", "SampledQrels": "unjudged.data.sampled",
+    "infer": "unjudged.inference",
 }
 
 
