@@ -12,6 +12,7 @@ from scipy import stats
 from unjudged.significance import (METHODS, anova, anova_rm, paired_test, pairwise_tests,
                                    significance_matrix)
 from unjudged.significance_stats import adjust, sign_rows, t_rows
+from unjudged.significance_tukey import studentized_range_sf
 
 A = [0.5, 0.6, 0.7, 0.8]
 B = [0.4, 0.4, 0.5, 0.5]  # differences 0.1, 0.2, 0.2, 0.3
@@ -173,6 +174,14 @@ def test_tukey_matches_scipy():
         assert r.p_value == pytest.approx(ref.pvalue[i, j], abs=1e-9)
         assert (r.ci_low, r.ci_high) == pytest.approx((ci.low[i, j], ci.high[i, j]))
         assert r.mean_diff == pytest.approx(ref.statistic[i, j])
+
+
+@pytest.mark.parametrize("k, df", [(2, 5), (3, 2), (5, 70), (10, 20), (143, 4147)])
+def test_studentized_range_sf_matches_scipy(k, df):
+    q = np.array([0.0, 0.3, 1.0, 2.0, 3.5, 5.0, 6.5, 8.0])
+    ours = studentized_range_sf(q, k, df)
+    assert ours == pytest.approx(stats.studentized_range.sf(q, k, df), abs=1e-11)
+    assert ours[0] == 1.0
 
 
 def test_identical_runs_give_p_one_for_every_method():

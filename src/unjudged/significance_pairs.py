@@ -8,13 +8,13 @@ bounded by CHUNK_CELLS whatever the number of runs.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from unjudged import significance_resampling as rs
 from unjudged import significance_stats as st
+from unjudged.significance_tukey import tukey_pairs
 
 METHODS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap", "t-bonferroni", "t-holm",
            "anova-bonferroni", "anova-holm", "tukey")
@@ -95,7 +95,7 @@ def pair_arrays(scores, method: str = "t", alpha: float = 0.05, seed: int = 0, *
             p = np.ones(len(d))
         out["p_value"][rows], out["ci_low"][rows], out["ci_high"][rows] = p, lo, hi
     if method == "tukey":
-        out["p_value"], out["ci_low"], out["ci_high"] = _tukey(s, i, j, 1 - alpha)
+        out["p_value"], out["ci_low"], out["ci_high"] = tukey_pairs(s, i, j, 1 - alpha)
     significant = out["p_value"] < alpha
     if base in ("bonferroni", "holm"):
         out["p_value"], significant = st.adjust(out["p_value"], base, alpha)
@@ -106,28 +106,3 @@ def pair_arrays(scores, method: str = "t", alpha: float = 0.05, seed: int = 0, *
 
 def _omnibus(s: np.ndarray, alpha: float) -> bool:
     return bool(st.oneway_anova(s)[1] < alpha)  # nan (constant scores): not significant
-
-
-def _tukey(s: np.ndarray, i: np.ndarray, j: np.ndarray, confidence: float
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Tukey's HSD as scipy.stats.tukey_hsd computes it (runs as independent groups of equal
-    size, pooled within-run variance), evaluated on the upper triangle only and once per
-    distinct statistic: the studentised range distribution is a numerical integral per value,
-    and scipy's full matrix would compute each pair twice."""
-    from scipy.stats import studentized_range
-
-    k, n = s.shape
-    df = k * (n - 1)
-    mse = s.var(axis=1, ddof=1).sum() / k
-    se = np.sqrt(mse / n)
-    diff = s.mean(axis=1)[i] - s.mean(axis=1)[j]
-    if se == 0:
-        p = np.where(diff == 0, 1.0, 0.0)
-        return p, diff, diff
-    q = np.abs(diff) / se
-    uniq, inverse = np.unique(q, return_inverse=True)
-    with warnings.catch_warnings():  # scipy's quadrature warns on far tails; values are fine
-        warnings.simplefilter("ignore")
-        p = studentized_range.sf(uniq, k, df)[inverse]
-        radius = studentized_range.ppf(confidence, k, df) * se
-    return np.clip(p, 0.0, 1.0), diff - radius, diff + radius

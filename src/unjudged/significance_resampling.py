@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-CHUNK_CELLS = 1 << 22  # float64 cells per (pairs, resamples) temporary: 32 MiB
+CHUNK_CELLS = 1 << 20  # float64 cells per (pairs, resamples) temporary: 8 MiB
 _TOL = 1e-12  # resampled statistics this close to the observed one count as "as extreme"
 
 
