@@ -115,6 +115,26 @@ def test_bootstrap_seeded_percentile_interval_and_agreement_with_t():
     assert near.p_value == pytest.approx(paired_test(s[0], s[1]).p_value, abs=0.05)
 
 
+def test_resampling_tests_against_a_plain_loop_over_the_same_design():
+    from unjudged.significance_resampling import bootstrap_design, flip_design
+    d = _runs(n=25)[2] - _runs(n=25)[0]
+    t_obs = d.mean() / (d.std(ddof=1) / 5)
+    counts = bootstrap_design(25, 300, 7)
+    extreme, means = 0, []
+    for c in counts:  # Efron & Tibshirani's algorithm 16.2, one sample at a time
+        x = np.repeat(d, c.astype(int))
+        means.append(x.mean())
+        extreme += abs((x.mean() - d.mean()) / (x.std(ddof=1) / 5)) >= abs(t_obs)
+    r = paired_test(d, np.zeros(25), "bootstrap", n_resamples=300, seed=7, confidence=0.9)
+    assert r.p_value == pytest.approx((extreme + 1) / 301)
+    assert (r.ci_low, r.ci_high) == pytest.approx(tuple(np.quantile(means, [0.05, 0.95])))
+    flips, exact = flip_design(25, 300, 7)
+    assert not exact and flips.shape == (300, 25)
+    hits = sum(abs((f * d).mean()) >= abs(d.mean()) - 1e-12 for f in flips)
+    r = paired_test(d, np.zeros(25), "randomisation", n_resamples=300, seed=7)
+    assert r.p_value == pytest.approx((hits + 1) / 301)
+
+
 def test_holm_by_hand():
     # sorted 0.01, 0.03, 0.04 -> 3*0.01, max(0.03, 2*0.03), max(0.06, 1*0.04)
     p_adj, reject = adjust(np.array([0.04, 0.01, 0.03]), "holm")

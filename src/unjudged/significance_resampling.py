@@ -139,8 +139,9 @@ def bootstrap_rows(d: np.ndarray, alternative: str = "two-sided", n_resamples: i
     The studentised shift method (Efron & Tibshirani 1993, algorithm 16.2; Sakai, SIGIR 2006):
     topics are resampled with replacement, each sample's differences are shifted by the observed
     mean so that the null hypothesis holds, and the p-value is the share of samples whose
-    t statistic mean* / (sd* / sqrt(n)) is at least as extreme as the observed t. The interval
-    is the percentile bootstrap interval of the (unshifted) mean difference.
+    t statistic mean* / (sd* / sqrt(n)) is at least as extreme as the observed t, counting the
+    observed sample among them, (count + 1) / (n_resamples + 1) (Davison & Hinkley 1997, 4.2),
+    so that p > 0. The interval is the percentile interval of the (unshifted) mean difference.
 
     Example:
         >>> t, p, lo, hi = bootstrap_rows(np.array([[0.1, 0.2, 0.3, 0.4, 0.5]]), n_resamples=200)
@@ -168,7 +169,7 @@ def bootstrap_rows(d: np.ndarray, alternative: str = "two-sided", n_resamples: i
         hi[:] = np.inf
     elif alternative == "less":
         lo[:] = -np.inf
-    return observed, count / n_resamples, lo, hi
+    return observed, (count + 1) / (n_resamples + 1), lo, hi
 
 
 def _studentise(shift: np.ndarray, var: np.ndarray, n: int, tol: float) -> np.ndarray:
