@@ -214,6 +214,15 @@ def test_identical_runs_give_p_one_for_every_method():
         assert r.p_value == 1.0 and r.statistic == 0.0
 
 
+def test_constant_differences():
+    a, b = [0.75, 0.5, 1.0, 0.25], [0.5, 0.25, 0.75, 0.0]  # exactly 0.25 apart
+    r = paired_test(a, b, "t")
+    assert (r.statistic, r.p_value, r.effect_size) == (math.inf, 0.0, math.inf)
+    assert r.ci_low == r.ci_high == 0.25
+    assert paired_test(a, b, "bootstrap", n_resamples=99).p_value == pytest.approx(1 / 100)
+    assert paired_test(a, b, "randomisation").p_value == pytest.approx(2 / 16)
+
+
 def test_pairwise_is_deterministic_and_chunking_free(monkeypatch):
     s = _runs(k=8, n=12)
     for method in ("randomisation", "bootstrap"):

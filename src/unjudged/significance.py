@@ -21,6 +21,7 @@ its simultaneous intervals, as scipy.stats.tukey_hsd). Random tests depend only 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,11 +98,13 @@ def paired_test(a, b, test: str = "t", *, alternative: str = "two-sided",
     lo, hi = st.t_interval(rows, confidence, alternative)
     ci = "t"
     zero = not np.any(d != 0)
-    if test == "t":
-        res = stats.ttest_rel(a, b, alternative=alternative)
+    if test == "t" and zero:  # scipy: nan; here no evidence of a difference
+        stat, p = 0.0, float(st.t_rows(rows, alternative)[1][0])
+    elif test == "t":
+        with warnings.catch_warnings():  # constant differences: scipy warns, t = +-inf stands
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = stats.ttest_rel(a, b, alternative=alternative)
         stat, p = float(res.statistic), float(res.pvalue)
-        if zero:
-            stat, p = 0.0, float(st.t_rows(rows, alternative)[1][0])
     elif test == "wilcoxon":
         stat, p = (float(x[0]) for x in st.wilcoxon_rows(rows, alternative, zero_method))
     elif test == "sign":

@@ -46,7 +46,8 @@ def _chunks(m: int, n_resamples: int):
 def _count_extreme(resampled: np.ndarray, observed: np.ndarray, alternative: str) -> np.ndarray:
     """How many resampled statistics per row are at least as extreme as the observed one."""
     obs = observed[:, None]
-    tol = _TOL * np.maximum(1.0, np.abs(obs))
+    scale = np.abs(obs)  # inf for constant non-zero differences: nothing is as extreme
+    tol = _TOL * np.where(np.isfinite(scale), np.maximum(1.0, scale), 1.0)
     if alternative == "greater":
         hit = resampled >= obs - tol
     elif alternative == "less":
