@@ -71,3 +71,12 @@ def test_err_by_hand():
     assert abs(got["ERR(max_grade=2)"] - (0.75 + 1 / 48)) < 1e-12
     assert abs(got["ERR(max_grade=2)@1"] - 0.75) < 1e-12
     assert abs(got["ERR@3"] - (3 / 16 + (1 / 3) * (13 / 16) * (1 / 16))) < 1e-12
+
+
+def test_judged_only_keeps_pooled_but_unjudged_documents():
+    """trec_eval -J drops documents the qrels lack; -1 (pooled, not judged) documents stay."""
+    from unjudged import evaluate
+
+    df = evaluate({"t": {"a": 3.0, "x": 2.0, "b": 1.0}}, {"t": {"a": 1, "b": -1}},
+                  ["NumRet", "P@2"], judged_only=True, per_topic=False)
+    assert df.set_index("measure")["value"].to_dict() == {"NumRet": 2.0, "P@2": 0.5}
