@@ -18,6 +18,8 @@ The public API::
     compare_qrels(runs, orig, new, measures)     rankings under two qrels: tau, tau_AP, rho
     leave_one_group_out(runs, qrels, groups, depth, measures, ...) -> Sweep
     make_executor(jobs=None, dask=None)          serial, local processes or Dask
+    paired_test(a, b, test="t") / pairwise_tests(scores, names, method=...)   significance
+    decision_matrix(runs, qrels, ["P", "AP"], depths)   seed 001's decision matrix
     read_sampled_qrels(path) -> SampledQrels     sample_eval's 5-column qrels (strata)
     infer(runs, sampled_qrels, measures, level=0.95) -> DataFrame   infAP, xinfAP, infNDCG,
                                                  iP@k with variances and intervals
@@ -36,7 +38,8 @@ __all__ = [
     "Run", "Qrels", "Results", "UnjudgedError", "FormatError", "InputError", "MeasureSpecError",
     "IncompatibleInputsError", "judgment_stats", "merge_qrels", "diff_qrels", "filter_qrels",
     "build_pool", "coverage", "compare_qrels", "leave_one_group_out", "read_groups",
-    "make_executor", "read_sampled_qrels", "SampledQrels", "infer", "__version__",
+    "make_executor", "read_sampled_qrels", "SampledQrels", "infer", "paired_test",
+    "pairwise_tests", "decision_matrix", "baseline_comparison", "__version__",
 ]
 
 _LAZY = {
@@ -54,7 +57,9 @@ _LAZY = {
     "compare_qrels": "unjudged.compare", "leave_one_group_out": "unjudged.experiments.logo",
     "read_groups": "unjudged.io.groups", "make_executor": "unjudged.parallel",
     "read_sampled_qrels": "unjudged.io.sampled", "SampledQrels": "unjudged.data.sampled",
-    "infer": "unjudged.inference",
+    "infer": "unjudged.inference", "paired_test": "unjudged.significance",
+    "pairwise_tests": "unjudged.significance", "decision_matrix": "unjudged.matrix",
+    "baseline_comparison": "unjudged.matrix_baseline",
 }
 
 
