@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import unjudged
-from unjudged.data.judged import judge
+from unjudged.data.judged import condense, judge
 from unjudged.io import read_qrels, read_run
 from unjudged.measures import REGISTRY, parse_measure
 from unjudged.policies import Policies
@@ -173,7 +173,10 @@ def test_fully_judged_run_has_ap_one_and_assessed_equals_plain(data, d):
 def test_assessed_measures_equal_cut_then_condensed_on_random_data(data, d):
     run, qrels = read_run(data[1]), read_qrels(data[0])
     plain = judge(run, qrels)
-    condensed = judge(run, qrels, Policies(depth=d, judged_only=True))
+    # the judged documents of the top d, in order (trec_eval -M d -J, except that -J also
+    # keeps pooled-but-unjudged documents, which are not assessed)
+    cut = judge(run, qrels, Policies(depth=d))
+    condensed = cut.with_grades(*condense(cut.grades))
     for ours, theirs in [("AssessedP", "P"), ("AssessedAP", "AP"), ("AssessedR", "R")]:
         a = parse_measure(f"{ours}@{d}").compute(plain)
         assert a.tolist() == pytest.approx(parse_measure(theirs).compute(condensed).tolist())
