@@ -1,11 +1,13 @@
-"""Commands on sampled judgments: infer (inferred measures with confidence intervals)."""
+"""Commands on sampled judgments: infer (inferred measures with confidence intervals), sample
+(draw sampled judgments by a design) and `experiment sampling` (seed 002's experiment)."""
 
 from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import (SEED, lean_arrow, main, noting_missing_topics, policy_options,
-                                progress, write_output)
+from unjudged.cli._base import (SEED, executor_from_options, executor_options, lean_arrow, main,
+                                noting_missing_topics, policy_options, progress, write_output)
+from unjudged.cli.experiment import experiment_group
 
 #: what `infer` reports without -m: the estimators of seed 002, as sample_eval prints them
 DEFAULT_MEASURES = ("infAP", "xinfAP", "infNDCG", "iP@10", "iNumRelRet", "iNumRel")
@@ -65,3 +67,167 @@ def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, complete
             for row in inf.rows(per_topic)]
     columns = ["run", "topic", "measure", "value"] + (["lo", "hi"] if level is not None else [])
     write_output(render_rows(rows, columns, fmt, lead=3), output)
+
+
+def _design(ctx, param, value):
+    from unjudged.sampling import parse_design
+
+    try:
+        return [parse_design(v) for v in value] if param.multiple else parse_design(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _needs_runs(designs, runs) -> None:
+    need = next((d for d in designs if d.needs_runs), None)
+    if need is not None and not runs:
+        raise click.BadParameter(f"{need.text} needs RUNs (the depth pool and the strata "
+                                 "follow the runs' rankings)", param_hint="--design")
+
+
+DESIGN_HELP = ("Sampling design: uniform:P (P of each topic's judgments, e.g. 0.2 or 20%), "
+               "depth:K+uniform (the depth-K pool of the runs judged, plus as many sampled from "
+               "the rest), depth:K+uniform:P (P of the rest), depth:K+strata:3,1.5,1[:P] (the "
+               "rest in strata by best rank, rates in that ratio). See "
+               "docs/sampling-experiment.md.")
+
+
+@main.command("sample")
+@click.argument("qrels")
+@click.argument("runs", nargs=-1)
+@click.option("--design", required=True, callback=_design, help=DESIGN_HELP)
+@SEED
+@click.option("--trial", type=click.IntRange(0), default=0, show_default=True,
+              help="Trial number: each trial is another sample for the same seed (trial T is "
+              "the sample `experiment sampling` scores in its trial T).")
+@click.option("--ties", type=click.Choice(["trec_eval", "docno", "rank", "file"]),
+              default="trec_eval", show_default=True, help="Tie-breaking policy of the runs.")
+@click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
+def sample_cmd(qrels, runs, design, seed, trial, ties, output) -> None:
+    """Sample the judged documents of QRELS by a design (seed 002); RUNS give the depth pool
+    and the strata. Writes sample_eval's 5 columns `topic iter docno stratum grade` (-1 = not
+    sampled), ready for `unjudged infer`."""
+    _needs_runs([design], runs)
+    _check_seed(seed)
+    lean_arrow()
+    from unjudged.io import read_qrels
+    from unjudged.io.runs import read_runs
+    from unjudged.io.sampled import format_sampled_qrels
+    from unjudged.sampling import sample_qrels
+
+    q = read_qrels(qrels)
+    loaded = read_runs(runs, ties=ties, qrels=q) if design.needs_runs else []
+    sq = sample_qrels(q, design, loaded, seed=seed, trial=trial)
+    text = format_sampled_qrels(sq)
+    n, size = sq.sampled_counts.sum(axis=0), sq.stratum_sizes.sum(axis=0)
+    strata = ", ".join(f"{s}: {a} of {b}" for s, a, b in zip(sq.strata, n, size))
+    click.echo(f"unjudged: {design.text}: sampled {n.sum()} of {size.sum()} judgments "
+               f"({n.sum() / max(size.sum(), 1):.1%}); strata {strata}", err=True)
+    write_output(text, output)
+
+
+@experiment_group.command("sampling")
+@click.argument("qrels")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--design", "designs", multiple=True, required=True, callback=_design,
+              help=DESIGN_HELP + " Repeatable: one level of incompleteness each.")
+@click.option("--trials", type=click.IntRange(1), default=10, show_default=True,
+              help="Samples per design.")
+@click.option("-m", "--measure", "measures", multiple=True,
+              help="Estimator, scored against its target on the complete QRELS (infAP, xinfAP "
+              "-> AP; infNDCG -> nDCG; iP@k -> P@k; any other measure -> itself). Default: "
+              "xinfAP, infAP, infNDCG, nDCG.")
+@click.option("--contributing", "contributing_path", default=None,
+              help="The runs that built the pool (one name per line, or a CSV with run and "
+              "'contributed judgments' yes/no columns): the depth pools come from them alone "
+              "and the statistics are also given for them and the other runs apart.")
+@click.option("--ci", "level", type=float, default=0.95, show_default=True, callback=_level,
+              help="Confidence level of the intervals whose coverage is reported.")
+@SEED
+@policy_options
+@executor_options
+@click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
+              default="table", show_default=True)
+@click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
+@click.option("--details", "details_path", default=None,
+              help="Also write every (design, trial, estimator, run) estimate with its standard "
+              "error and truth to FILE (.csv, .tsv or .jsonl).")
+@click.option("--plot", "plot_path", default=None,
+              help="Draw tau, rho and RMSE against the percentage judged (FILE.png, .pdf, .svg).")
+@click.option("--scatter", "scatter_path", default=None,
+              help="Draw each run's estimate against its actual value with its interval, per "
+              "design (first estimator, trial 0; FILE.png, .pdf, .svg).")
+def sampling_experiment_cmd(qrels, runs, designs, trials, measures, contributing_path, level,
+                            seed, complete, rel_level, depth, ties, negative, jobs, dask, fmt,
+                            output, details_path, plot_path, scatter_path) -> None:
+    """Seed 002's experiment: sample the judgments of QRELS (taken as complete) by each
+    design TRIALS times, score RUNS with each estimator on every sample and compare with the
+    target measure on QRELS: RMSE, Kendall's tau and Pearson's rho of the runs' means, the
+    coverage of the intervals and a KS test of the standardised deviations. A stratified
+    design is also compared with a uniform sample of equally many judgments ('random')."""
+    _check_suffix(details_path, (".csv", ".tsv", ".jsonl"), "--details")
+    _check_suffix(plot_path, (".png", ".pdf", ".svg"), "--plot")
+    _check_suffix(scatter_path, (".png", ".pdf", ".svg"), "--scatter")
+    _check_seed(seed)
+    lean_arrow()
+    from unjudged.experiments.sampling import (ESTIMATORS, read_contributing,
+                                               sampling_experiment)
+    from unjudged.experiments.sampling_stats import COLUMNS, sampling_table
+    from unjudged.io import read_qrels
+    from unjudged.io.runs import read_runs
+    from unjudged.measures import parse_measures
+    from unjudged.policies import Policies
+    from unjudged.report.sampling import render_sampling
+
+    ms = parse_measures(list(measures or ESTIMATORS))
+    pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
+                   depth=depth)
+    q = read_qrels(qrels)
+    loaded = read_runs(runs, ties=ties, qrels=q)
+    contributing = None
+    if contributing_path:
+        contributing = read_contributing(contributing_path)
+        names = {r.name for r in loaded}
+        unknown = [n for n in contributing if n not in names]
+        if unknown:
+            click.echo(f"unjudged: note: {len(unknown)} contributing run(s) not among the RUNs "
+                       f"are ignored ({', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''})",
+                       err=True)
+    with executor_from_options(jobs, dask) as ex:
+        sweep = sampling_experiment(loaded, q, designs, estimators=ms, trials=trials, seed=seed,
+                                    contributing=contributing, level=level, policies=pol,
+                                    executor=ex)
+    rows = sampling_table(sweep)
+    text = render_sampling(sweep, rows, COLUMNS, fmt)
+    if details_path:
+        _write_details(sweep, details_path)
+    for path, draw in ((plot_path, "rows"), (scatter_path, "scatter")):
+        if path:
+            from unjudged.report.sampling_plots import plot_sampling, plot_scatter
+
+            done = plot_sampling(rows, path) if draw == "rows" else plot_scatter(sweep, path)
+            click.echo(f"unjudged: wrote {done}", err=True)
+    click.echo(f"unjudged: {len(designs)} designs x {trials} trials x {len(loaded)} runs in "
+               f"{sweep.seconds:.1f} s", err=True)
+    write_output(text, output)
+
+
+def _check_seed(seed: int) -> None:  # numpy's SeedSequence takes no negative entropy
+    if seed < 0:
+        raise click.BadParameter(f"{seed} is negative; expected 0 or more", param_hint="--seed")
+
+
+def _check_suffix(path, suffixes, option) -> None:
+    if path and not path.endswith(suffixes):
+        raise click.BadParameter(f"{path}: expected {', '.join(suffixes)}", param_hint=option)
+
+
+def _write_details(sweep, path: str) -> None:
+    import os
+
+    from unjudged.experiments.sampling_stats import sampling_details
+    from unjudged.report.rows import render_rows
+
+    rows = sampling_details(sweep)
+    fmt = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl"}[os.path.splitext(path)[1]]
+    write_output(render_rows(rows, list(rows[0]), fmt, decimals=6), path)
