@@ -23,6 +23,7 @@ The public API::
     read_sampled_qrels(path) -> SampledQrels     sample_eval's 5-column qrels (strata)
     infer(runs, sampled_qrels, measures, level=0.95) -> DataFrame   infAP, xinfAP, infNDCG,
                                                  iP@k with variances and intervals
+    sample_qrels(qrels, design, ...) / sampling_experiment(...)   seed 002's designs
 
 Heavy modules load on first use so that `unjudged --help` starts fast.
 """
@@ -39,7 +40,8 @@ __all__ = [
     "IncompatibleInputsError", "judgment_stats", "merge_qrels", "diff_qrels", "filter_qrels",
     "build_pool", "coverage", "compare_qrels", "leave_one_group_out", "read_groups",
     "make_executor", "read_sampled_qrels", "SampledQrels", "infer", "paired_test",
-    "pairwise_tests", "decision_matrix", "baseline_comparison", "__version__",
+    "pairwise_tests", "decision_matrix", "baseline_comparison", "sample_qrels",
+    "sampling_experiment", "__version__",
 ]
 
 _LAZY = {
@@ -59,7 +61,8 @@ _LAZY = {
     "read_sampled_qrels": "unjudged.io.sampled", "SampledQrels": "unjudged.data.sampled",
     "infer": "unjudged.inference", "paired_test": "unjudged.significance",
     "pairwise_tests": "unjudged.significance", "decision_matrix": "unjudged.matrix",
-    "baseline_comparison": "unjudged.matrix_baseline",
+    "baseline_comparison": "unjudged.matrix_baseline", "sample_qrels": "unjudged.sampling",
+    "sampling_experiment": "unjudged.experiments.sampling",
 }
 
 
