@@ -6,6 +6,6 @@ Modules import only click at the top so that `unjudged --help` starts fast.
 
 from unjudged.cli._base import main, write_output
 from unjudged.cli import (compare, evaluate, experiment, matrix, pool, qrels,  # noqa: F401
-                          sampling)
+                          report, sampling, text)
 
 __all__ = ["main", "write_output"]

@@ -1,0 +1,1 @@
+"""Language-model divergence measures (Hui et al. 2017). Placeholder."""

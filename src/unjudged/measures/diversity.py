@@ -1,0 +1,1 @@
+"""Diversity measures (cascade, intent-aware). Placeholder."""
