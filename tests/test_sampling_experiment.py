@@ -171,7 +171,7 @@ def test_experiment_command_formats_details_and_errors(files):
     table = CliRunner().invoke(main, base).stdout
     assert table.startswith("sampling experiment: 2 runs (1 build the pools) x 2 topics, 11 "
                             "judgments") and "coverage per topic" in table
-    bad = CliRunner().invoke(main, base + ["--details", str(tmp / "d.parquet")])
+    bad = CliRunner().invoke(main, base + ["--details", str(tmp / "d.xlsx")])
     assert bad.exit_code == 2 and "expected .csv, .tsv, .jsonl" in bad.output
     (tmp / "pool.txt").write_text("Z\n")
     bad = CliRunner().invoke(main, base)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
 from unjudged.cli._base import (B, MEASURES, POINT, SEED, executor_from_options,
@@ -93,24 +91,6 @@ def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction
 
 def _write_details(sweep, path: str) -> None:
     from unjudged.experiments.logo import sweep_details
-    from unjudged.report.rows import render_rows
+    from unjudged.report.rows import write_table
 
-    rows = sweep_details(sweep)
-    cols = list(rows[0]) if rows else ["run"]
-    if path.endswith(".parquet"):
-        import tempfile
-
-        import pandas as pd
-
-        fd, tmp = tempfile.mkstemp(prefix=".unjudged-", dir=os.path.dirname(
-            os.path.abspath(path)))
-        os.close(fd)
-        try:
-            pd.DataFrame(rows, columns=cols).to_parquet(tmp, index=False)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        return
-    fmt = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl"}[os.path.splitext(path)[1]]
-    write_output(render_rows(rows, cols, fmt, decimals=6), path)
+    write_table(sweep_details(sweep), path)

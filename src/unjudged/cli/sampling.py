@@ -151,7 +151,7 @@ def sample_cmd(qrels, runs, design, seed, trial, ties, output) -> None:
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
 @click.option("--details", "details_path", default=None,
               help="Also write every (design, trial, estimator, run) estimate with its standard "
-              "error and truth to FILE (.csv, .tsv or .jsonl).")
+              "error and truth to FILE (.csv, .tsv, .jsonl or .parquet).")
 @click.option("--plot", "plot_path", default=None,
               help="Draw tau, rho and RMSE against the percentage judged (FILE.png, .pdf, .svg).")
 @click.option("--scatter", "scatter_path", default=None,
@@ -165,7 +165,7 @@ def sampling_experiment_cmd(qrels, runs, designs, trials, measures, contributing
     target measure on QRELS: RMSE, Kendall's tau and Pearson's rho of the runs' means, the
     coverage of the intervals and a KS test of the standardised deviations. A stratified
     design is also compared with a uniform sample of equally many judgments ('random')."""
-    _check_suffix(details_path, (".csv", ".tsv", ".jsonl"), "--details")
+    _check_suffix(details_path, (".csv", ".tsv", ".jsonl", ".parquet"), "--details")
     _check_suffix(plot_path, (".png", ".pdf", ".svg"), "--plot")
     _check_suffix(scatter_path, (".png", ".pdf", ".svg"), "--scatter")
     _check_seed(seed)
@@ -223,11 +223,7 @@ def _check_suffix(path, suffixes, option) -> None:
 
 
 def _write_details(sweep, path: str) -> None:
-    import os
-
     from unjudged.experiments.sampling_stats import sampling_details
-    from unjudged.report.rows import render_rows
+    from unjudged.report.rows import write_table
 
-    rows = sampling_details(sweep)
-    fmt = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl"}[os.path.splitext(path)[1]]
-    write_output(render_rows(rows, list(rows[0]), fmt, decimals=6), path)
+    write_table(sampling_details(sweep), path)
