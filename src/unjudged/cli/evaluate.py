@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -218,7 +219,9 @@ def measures_cmd(name) -> None:
 @main.command("demo")
 @click.option("-m", "--measure", "measures", multiple=True,
               default=("nDCG@10", "P@5", "Bpref", "AP", "Judged@10"), show_default=True)
-def demo_cmd(measures) -> None:
+@click.option("--report", "report_path", default="unjudged-demo-report.html",
+              show_default=True, help="Where the demo's HTML report is written.")
+def demo_cmd(measures, report_path) -> None:
     """Evaluate the TREC-COVID round-1 example shipped with the package."""
     from unjudged._evaluate import score
     from unjudged.data.examples import example_paths
@@ -250,4 +253,12 @@ def demo_cmd(measures) -> None:
     sys.stderr.flush()
     cov = coverage(loaded, q, bands=[(1, 7), (8, 10), (11, 20), (21, 100)])
     write_output(coverage_table(cov, "table", pool_depth=7), None)
+    from unjudged.cli.report import write_report
+
+    # the same example as one page (unjudged report), written where the user stands
+    path = os.path.abspath(report_path)
+    write_report(qrels, runs, ["nDCG@10", "P@5"], path, b=2000, seed=0,
+                 command=f"unjudged report {qrels} {' '.join(runs)} -m nDCG@10 -m P@5 "
+                 f"-o {path}")
+    click.echo(f"\nThe whole picture as one self-contained page (unjudged report):\n{path}")
 

@@ -1,3 +1,113 @@
-"""Placeholder: commands are added here."""
+"""`unjudged report`: one self-contained HTML page showing how far a set of runs can be trusted."""
 
-from unjudged.cli._base import main  # noqa: F401
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+
+from unjudged.cli._base import (
+    MEASURES,
+    SEED,
+    executor_from_options,
+    executor_options,
+    lean_arrow,
+    main,
+    noting_missing_topics,
+    policy_options,
+    write_output,
+)
+
+
+@main.command("report")
+@click.argument("qrels")
+@click.argument("runs", nargs=-1, required=True)
+@MEASURES
+@click.option("-o", "--output", required=True, help="The HTML file to write.")
+@click.option("--png", "png_dir", default=None, metavar="DIR",
+              help="Also write every figure as a PNG file into DIR.")
+@click.option("--tables", "tables_dir", default=None, metavar="DIR",
+              help="Also write every table as TSV and JSON lines into DIR.")
+@click.option("--baseline", default=None, metavar="RUN",
+              help="Compare every run with this one (run name or file) instead of each run "
+              "with the next one down the leaderboard.")
+@click.option("--topic-panels", type=click.IntRange(0), default=3, show_default=True,
+              help="Per-topic bootstrap panels for this many of the best runs (by the first "
+              "measure); each is a large figure, so the default keeps the page small.")
+@click.option("--top-topics", type=click.IntRange(1), default=10, show_default=True,
+              help="Topics listed in the table of the most unjudged documents.")
+@click.option("-b", "--iterations", "b", type=click.IntRange(1), default=2000,
+              show_default=True, help="Bootstrap iterations (2000 keeps the 5% and 95% "
+              "quantiles stable to about 0.005 and 143 runs under a minute).")
+@SEED
+@policy_options
+@executor_options
+def report_cmd(qrels, runs, measures, output, png_dir, tables_dir, baseline, topic_panels,
+               top_topics, b, seed, complete, rel_level, depth, ties, negative, jobs,
+               dask) -> None:
+    """Write one self-contained HTML report on RUNS against QRELS: leaderboard with bounds
+    and bootstrap intervals, pairwise tests, per-topic uncertainty, judgment statistics and
+    coverage, and a reproducibility footer."""
+    lean_arrow()
+    from unjudged.policies import Policies
+
+    pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
+                   depth=depth)
+    command = " ".join(["unjudged"] + [_quote(a) for a in sys.argv[1:]])
+    with executor_from_options(jobs, dask) as ex:
+        path = write_report(qrels, list(runs), list(measures), output, b=b, seed=seed,
+                            baseline=baseline, topic_panels=topic_panels,
+                            top_topics=top_topics, policies=pol, executor=ex,
+                            png_dir=png_dir, tables_dir=tables_dir, command=command)
+    click.echo(f"unjudged: wrote {path}", err=True)
+
+
+def _quote(arg: str) -> str:
+    import shlex
+
+    return shlex.quote(arg)
+
+
+def write_report(qrels: str, runs: list[str], measures: list[str], output: str, *,
+                 b: int = 2000, seed: int = 0, baseline: str | None = None,
+                 topic_panels: int = 3, top_topics: int = 10, policies=None, executor=None,
+                 png_dir: str | None = None, tables_dir: str | None = None,
+                 command: str = "") -> str:
+    """Read the inputs, compute and write the report to `output` (atomically, after all else
+    succeeded); the PNG and table folders are written only then too. Returns `output`."""
+    from unjudged import __version__
+    from unjudged.cli.evaluate import _baseline_name
+    from unjudged.io import read_qrels
+    from unjudged.io.runs import iter_runs
+    from unjudged.parallel import progress_bar
+    from unjudged.policies import Policies
+    from unjudged.report.html import render_report
+    from unjudged.report_data import build_report
+
+    start = time.perf_counter()
+    pol = policies or Policies()
+    q = read_qrels(qrels)
+    loaded = list(noting_missing_topics(iter_runs(runs, ties=pol.ties, qrels=q), q))
+    if baseline is not None:
+        baseline = _baseline_name(loaded, baseline)
+    inputs = [qrels] + [r.source for r in loaded]
+    data = build_report(loaded, q, measures, b=b, seed=seed, baseline=baseline,
+                        topic_panels=topic_panels, top_topics=top_topics, policies=pol,
+                        executor=executor, inputs=inputs)
+    meta = {"command": command, "version": __version__, "seed": seed, "b": b,
+            "inputs": data.inputs}
+    figures = len(data.measures) + 2 + (len(data.panels.runs) if data.panels else 0)
+    with progress_bar(figures, "figures") as bar:
+        page = render_report(data, meta, progress=bar)
+    # The footer's time covers everything but writing; render again only the cheap footer.
+    from unjudged.report.html.page import footer_html
+
+    meta["elapsed"] = time.perf_counter() - start
+    text = page.html.replace(footer_html({**meta, "elapsed": None}), footer_html(meta))
+    write_output(text, output)
+    if png_dir:
+        page.write_pngs(png_dir)
+    if tables_dir:
+        page.write_tables(tables_dir)
+    return output

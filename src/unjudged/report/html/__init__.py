@@ -1,0 +1,134 @@
+"""One self-contained HTML page showing how far a set of runs can be trusted.
+
+    render_report(data, meta) -> Page     html text, the figures (PNG bytes), the tables
+    page.write_pngs(dir), page.write_tables(dir)
+
+Everything shown comes from unjudged.report_data; every string from the input (run names,
+topic ids, file names, the command) is escaped, and images are inline data URIs so the file
+opens without network access.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from unjudged.report.html import tables as T
+from unjudged.report.html.page import PAGE, figure_html, footer_html
+
+
+@dataclass(eq=False)
+class Page:
+    """The rendered report: `html`, figures by file name and tables by file stem."""
+
+    html: str
+    figures: dict[str, bytes] = field(default_factory=dict)
+    tables: dict[str, list[tuple[list[dict], list[tuple[str, str]]]]] = field(
+        default_factory=dict)
+
+    def write_pngs(self, folder: str) -> list[str]:
+        """Write every figure as PNG into `folder` (created); returns the paths."""
+        os.makedirs(folder, exist_ok=True)
+        out = []
+        for name, data in self.figures.items():
+            path = os.path.join(folder, name)
+            with open(path, "wb") as fh:
+                fh.write(data)
+            out.append(path)
+        return out
+
+    def write_tables(self, folder: str) -> list[str]:
+        """Write every table as TSV and JSON lines into `folder` (created); returns paths."""
+        os.makedirs(folder, exist_ok=True)
+        out = []
+        for stem, (rows, columns) in self.tables.items():
+            for ext, text in T.text_tables(rows, columns).items():
+                path = os.path.join(folder, f"{stem}.{ext}")
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                out.append(path)
+        return out
+
+
+def safe_name(text: str) -> str:
+    """`text` usable as a file name and an HTML id.
+
+    Example:
+        >>> safe_name("nDCG@10 <x>")
+        'nDCG_10_x_'
+    """
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", text)
+
+
+def render_report(data, meta: dict[str, Any], progress=None) -> Page:
+    """The page of `data` (unjudged.report_data.ReportData). `meta` has command, version,
+    seed, b, elapsed (seconds) and inputs (file, sha256 dicts). `progress` (a tqdm bar or
+    None) is advanced once per figure.
+
+    Example:
+        >>> from unjudged.io import read_qrels, read_run
+        >>> from unjudged.report_data import build_report
+        >>> q = read_qrels({"t1": {"a": 1, "b": 0}, "t2": {"c": 1}})
+        >>> rs = [read_run({"t1": {"a": 2}, "t2": {"c": 1}}, name="<script>"),
+        ...       read_run({"t1": {"x": 2}, "t2": {"c": 1}}, name="b")]
+        >>> page = render_report(build_report(rs, q, ["P@1"], b=20), {"command": "x"})
+        >>> "<script>" in page.html, page.html.count('class="run')
+        (False, 2)
+    """
+    page = Page("")
+    tick = progress.update if progress is not None else (lambda: None)
+
+    def fig(name: str, png: bytes, alt: str) -> str:
+        page.figures[f"{name}.png"] = png
+        tick()
+        return figure_html(base64.b64encode(png).decode("ascii"), alt)
+
+    def table(stem: str, rows, columns, **kw) -> str:
+        page.tables[stem] = (rows, columns)
+        return T.html_table(rows, columns, table_id=stem, **kw)
+
+    from unjudged.report.html import figures as F
+
+    parts = []
+    for m in data.measures:
+        s = safe_name(m)
+        rows = data.leaderboards[m]
+        parts.append(f"<h3>{html.escape(m)}</h3>"
+                     + fig(f"leaderboard-{s}", F.leaderboard_figure(rows, m),
+                           f"{m}: bounds and bootstrap intervals per run")
+                     + table(f"leaderboard-{s}", rows, T.LEADERBOARD, row_class="run",
+                             mark="overlap"))
+    leaderboard = "\n".join(parts)
+    against = (f"each run against the baseline {html.escape(data.baseline)}"
+               if data.baseline else "each run against the next one down the leaderboard")
+    pairs = "\n".join(f"<h3>{html.escape(m)}</h3>" + table(f"pairs-{safe_name(m)}",
+                                                             data.pairs[m], T.PAIRS,
+                                                             mark="weak")
+                      for m in data.measures)
+    panels = ""
+    if data.panels is not None:
+        panels = "\n".join(fig(f"topics-{safe_name(r.run)}",
+                               F.panel_figure(r, order, data.panels.point),
+                               f"{r.run}: bootstrap per topic")
+                           for r, order in zip(data.panels.runs, data.panel_orders))
+    collection = (fig("judgments", F.judgments_figure(data.judgments),
+                      "relevant share per topic")
+                  + "<details><summary>Judgments per topic</summary>"
+                  + table("judgments", data.judgments, T.judgment_columns(data.judgments),
+                          mark="warn") + "</details>"
+                  + fig("coverage", F.coverage_figure(data.cov, data.cov.bands[0][1]),
+                        "judged fraction by rank")
+                  + table("coverage", data.coverage, T.coverage_columns(data.bands)))
+    n_panels = len(data.panels.runs) if data.panels is not None else 0
+    page.html = PAGE.substitute(
+        title=html.escape(f"unjudged report: {len(data.leaderboards[data.measures[0]])} runs"),
+        n_runs=len(data.leaderboards[data.measures[0]]), b=data.b, measure0=html.escape(
+            data.measures[0]), leaderboard=leaderboard, against=against, pairs=pairs,
+        n_panels=n_panels, panels=panels,
+        topics=table("topics", data.topics, T.TOPICS), collection=collection,
+        footer=footer_html(meta))
+    return page

@@ -1,0 +1,87 @@
+"""The report's tables: which columns each shows, as escaped HTML or as TSV / JSON lines."""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+#: (key, heading) of each table, in display order. Keys are the report_data row keys.
+LEADERBOARD = [("rank", "rank"), ("run", "run"), ("score", "score"), ("judged", "Judged@k"),
+               ("nonrel", "nonrel"), ("condensed", "condensed"), ("bootstrap", "bootstrap"),
+               ("upper", "upper"), ("p5", "p5"), ("p95", "p95"), ("overlap", "overlap")]
+PAIRS = [("run", "run"), ("baseline", "against"), ("diff", "score diff"), ("p", "p"),
+         ("assessment", "A_p"), ("assessment_diff", "judged diff"),
+         ("p_assessment", "p (judged)"), ("case", "case"), ("weak", "weak")]
+TOPICS = [("topic", "topic"), ("unjudged_mean", "unjudged share (mean over runs)"),
+          ("unjudged_max", "unjudged share (max)"), ("bootstrap_std", "bootstrap std (mean)")]
+JUDGMENTS_LEAD = [("topic", "topic"), ("judged", "judged")]
+JUDGMENTS_TAIL = [("relevant", "relevant"), ("relevant_fraction", "relevant share"),
+                  ("unjudged_negative", "negative grades"), ("warn", "> 1/3 relevant")]
+
+
+def judgment_columns(rows: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Columns of the judgment table: topic, judged, one per grade present, the rest.
+
+    Example:
+        >>> [k for k, _ in judgment_columns([{"topic": "1", "grade_0": 1, "grade_2": 0}])][:4]
+        ['topic', 'judged', 'grade_0', 'grade_2']
+    """
+    grades = [k for k in (rows[0] if rows else {}) if k.startswith("grade_")]
+    return JUDGMENTS_LEAD + [(g, g.replace("_", " ")) for g in grades] + JUDGMENTS_TAIL
+
+
+def coverage_columns(bands: list[str]) -> list[tuple[str, str]]:
+    """Columns of the coverage table for the given rank bands.
+
+    Example:
+        >>> coverage_columns(["1-5"])[1]
+        ('judged_1-5', 'judged 1-5')
+    """
+    return ([("run", "run")] + [(f"judged_{b}", f"judged {b}") for b in bands]
+            + [("unjudged", "unjudged in top 100"), ("unique", "of which no other run's")])
+
+
+def cell_text(v: Any, decimals: int = 4) -> str:
+    """A value as shown in the page: floats rounded, booleans as a mark, None/NaN empty.
+
+    Example:
+        >>> cell_text(0.123456), cell_text(True), cell_text(float("nan")), cell_text(3)
+        ('0.1235', 'yes', '', '3')
+    """
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if isinstance(v, bool) or type(v).__name__ == "bool_":
+        return "yes" if v else ""
+    if isinstance(v, float):
+        return f"{v:.{decimals}f}"
+    return str(v)
+
+
+def html_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]], *, table_id: str,
+               row_class: str = "", mark: str | None = None) -> str:
+    """An escaped HTML table; rows where `mark` is true get the class "mark".
+
+    Example:
+        >>> print(html_table([{"run": "<script>"}], [("run", "run")], table_id="t"))
+        <table id="t"><thead><tr><th>run</th></tr></thead><tbody>
+        <tr><td>&lt;script&gt;</td></tr>
+        </tbody></table>
+    """
+    head = "".join(f"<th>{html.escape(h)}</th>" for _, h in columns)
+    body = []
+    for r in rows:
+        classes = " ".join(c for c in (row_class, "mark" if mark and r.get(mark) else "") if c)
+        attr = f' class="{classes}"' if classes else ""
+        tds = "".join(f"<td>{html.escape(cell_text(r.get(k)))}</td>" for k, _ in columns)
+        body.append(f"<tr{attr}>{tds}</tr>")
+    return (f'<table id="{html.escape(table_id)}"><thead><tr>{head}</tr></thead><tbody>\n'
+            + "\n".join(body) + "\n</tbody></table>")
+
+
+def text_tables(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> dict[str, str]:
+    """The same table as TSV and JSON lines (unjudged.report.rows), keyed by file extension."""
+    from unjudged.report.rows import render_rows
+
+    keys = [k for k, _ in columns]
+    return {"tsv": render_rows(rows, keys, "tsv"), "jsonl": render_rows(rows, keys, "jsonl")}

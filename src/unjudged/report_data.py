@@ -1,0 +1,210 @@
+"""Everything `unjudged report` shows, computed by the library and nothing else.
+
+    build_report(runs, qrels, measures, ...) -> ReportData
+
+The HTML page (unjudged.report.html) only lays these numbers out; it never computes. Tables are
+lists of dicts (one per row) so the same rows become HTML, TSV and JSON lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from unjudged.data.qrels import Qrels
+from unjudged.data.run import Run
+from unjudged.measures import Measure, parse_measures
+from unjudged.policies import Policies
+from unjudged.strategies.stats import STATS
+
+if TYPE_CHECKING:
+    from unjudged._coverage import Coverage
+    from unjudged._estimate import Estimates
+    from unjudged.parallel import Executor
+
+#: Rank bands of the collection view: the pool depth of TREC-COVID round 1 is 7, so the first
+#: bands are narrow; deeper ranks matter less to the usual measures.
+REPORT_BANDS = ((1, 5), (6, 10), (11, 20), (21, 50), (51, 100))
+_SD = STATS.index("std")
+
+
+@dataclass(eq=False)
+class ReportData:
+    """The numbers of one report. `leaderboards[measure]` and `pairs[measure]` are row lists in
+    rank order; `panels` the estimates (with samples) of the runs drawn per topic."""
+
+    measures: list[str]
+    leaderboards: dict[str, list[dict[str, Any]]]
+    pairs: dict[str, list[dict[str, Any]]]
+    topics: list[dict[str, Any]]
+    judgments: list[dict[str, Any]]
+    coverage: list[dict[str, Any]]
+    bands: list[str]
+    panels: Estimates | None
+    est: Estimates
+    cov: Coverage
+    b: int
+    seed: int
+    baseline: str | None
+    panel_orders: list[list[int]] = field(default_factory=list)  # topics, most uncertain first
+    inputs: list[dict[str, str]] = field(default_factory=list)
+
+
+def sha256_of(path: str) -> str:
+    """Hex sha256 of a file's bytes, read in blocks.
+
+    Example:
+        >>> import tempfile
+        >>> with tempfile.NamedTemporaryFile(delete=False) as fh:
+        ...     _ = fh.write(b"abc")
+        >>> sha256_of(fh.name)[:12]
+        'ba7816bf8f01'
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _leaderboard(est: Estimates, res, judged, i: int, k: int) -> list[dict[str, Any]]:
+    """Rows of measure i in descending order of the mean score (trec_eval's nonrel), with the
+    run's Judged@k (column k of `judged`), each strategy, and whether the bootstrap 90%
+    interval overlaps a neighbour's."""
+    lo, hi = STATS.index("p5"), STATS.index("p95")
+    rows = []
+    for r, rr, jr in zip(est.runs, res.runs, judged.runs):
+        row = {"run": r.run, "score": float(rr.summary[i]), "judged": float(jr.summary[k]),
+               "nonrel": float(r.summary("nonrel")[i]),
+               "condensed": float(r.summary("condensed")[i]),
+               "upper": float(r.summary("upper")[i]),
+               "bootstrap": float(r.run_point[i]),
+               "p5": float(r.run_stats[i, lo]), "p95": float(r.run_stats[i, hi])}
+        rows.append(row)
+    order = np.argsort(-np.array([r["score"] for r in rows]), kind="stable")
+    rows = [rows[j] for j in order]
+    p5 = np.array([r["p5"] for r in rows])
+    p95 = np.array([r["p95"] for r in rows])
+    # adjacent in rank order: interval j overlaps j+1 when they share any point
+    touch = (p5[:-1] <= p95[1:]) & (p5[1:] <= p95[:-1])
+    overlap = np.zeros(len(rows), dtype=bool)
+    overlap[:-1] |= touch
+    overlap[1:] |= touch
+    for rank, (row, o) in enumerate(zip(rows, overlap.tolist()), start=1):
+        row["rank"] = rank
+        row["overlap"] = o
+    return rows
+
+
+def _pairs(res, judged, order: list[str], baseline: str | None, seed: int) -> list[dict]:
+    """Adjacent runs in rank order (the better as run, the next as baseline), or every run
+    against `baseline`: differences, p-values and decision-matrix cases."""
+    from unjudged.matrix_baseline import baseline_comparison
+    from unjudged.results import Results
+
+    by = {r.run: r for r in res.runs}
+    jby = {r.run: r for r in judged.runs}
+    if baseline is not None:
+        return baseline_comparison(res, judged, baseline, seed=seed)
+    rows = []
+    for a, b in zip(order, order[1:]):
+        rows += baseline_comparison(Results([by[a], by[b]]), Results([jby[a], jby[b]]), b,
+                                    seed=seed)
+    return rows
+
+
+def _topics(est: Estimates, judged, k: int, top: int) -> list[dict[str, Any]]:
+    """The `top` topics with the largest mean unjudged share of the top k over the runs, with
+    the mean bootstrap standard deviation of the first measure (its uncertainty)."""
+    names = sorted({t for r in judged.runs for t in r.topics})
+    index = {t: n for n, t in enumerate(names)}
+    share = np.full((len(judged.runs), len(names)), np.nan)
+    spread = np.full_like(share, np.nan)
+    for j, (jr, r) in enumerate(zip(judged.runs, est.runs)):
+        cols = [index[t] for t in jr.topics]
+        share[j, cols] = 1.0 - jr.values[:, k]
+        spread[j, [index[t] for t in r.topics]] = r.stats[:, 0, _SD]
+    with warnings.catch_warnings():  # a topic no run has: NaN, as it should be
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean_share = np.nanmean(share, axis=0)
+        mean_spread = np.nanmean(spread, axis=0)
+        worst = np.nanmax(share, axis=0)
+    order = np.argsort(-np.nan_to_num(mean_share, nan=-1.0), kind="stable")[:top]
+    return [{"topic": names[t], "unjudged_mean": float(mean_share[t]),
+             "unjudged_max": float(worst[t]), "bootstrap_std": float(mean_spread[t])}
+            for t in order]
+
+
+def _coverage_rows(cov: Coverage) -> tuple[list[dict[str, Any]], list[str]]:
+    bands = [f"{a}-{b}" for a, b in cov.bands]
+    rows = [{"run": rc.run, **{f"judged_{band}": float(v) for band, v in
+                               zip(bands, rc.band_judged.tolist())},
+             "unjudged": rc.unjudged, "unique": rc.unique} for rc in cov.runs]
+    return rows, bands
+
+
+def build_report(runs: list[Run], qrels: Qrels, measures: list[str] | list[Measure], *,
+                 b: int = 2000, seed: int = 0, baseline: str | None = None,
+                 topic_panels: int = 3, top_topics: int = 10,
+                 policies: Policies = Policies(), executor: Executor | None = None,
+                 inputs: list[str] = ()) -> ReportData:
+    """Compute the report of `runs` against `qrels`: per measure a leaderboard and pairwise
+    tests, the per-topic bootstrap of the best `topic_panels` runs (first measure), the topics
+    with the most unjudged documents, judgment statistics and coverage by rank band. `inputs`
+    are file paths listed with their sha256.
+
+    Example:
+        >>> from unjudged.io import read_qrels, read_run
+        >>> q = read_qrels({"t1": {"a": 1, "b": 0}, "t2": {"c": 1, "d": 0}})
+        >>> rs = [read_run({"t1": {"a": 2, "x": 1}, "t2": {"c": 2, "d": 1}}, name="good"),
+        ...       read_run({"t1": {"x": 2, "b": 1}, "t2": {"y": 2, "d": 1}}, name="bad")]
+        >>> d = build_report(rs, q, ["P@2"], b=50)
+        >>> [(r["rank"], r["run"], r["score"], r["judged"]) for r in d.leaderboards["P@2"]]
+        [(1, 'good', 0.5, 0.75), (2, 'bad', 0.0, 0.5)]
+        >>> d.pairs["P@2"][0]["case"], d.judgments[-1]["warn"]
+        (3, True)
+    """
+    from unjudged._coverage import coverage
+    from unjudged._estimate import estimate_runs
+    from unjudged._evaluate import score
+    from unjudged.judgments import judgment_stats
+    from unjudged.matrix_baseline import assessment_measures, assessment_name
+
+    ms = parse_measures(list(measures))
+    if baseline is not None and baseline not in {r.name for r in runs}:
+        from unjudged.errors import InputError
+
+        raise InputError(f"--baseline {baseline!r} is not one of the runs given")
+    assess = assessment_measures(ms)
+    anames = [m.name for m in assess]
+    res = score(runs, qrels, ms, policies)
+    judged = score(runs, qrels, assess, policies)
+    est = estimate_runs(runs, qrels, ms, b=b, seed=seed, policies=policies, executor=executor,
+                        desc="bootstrap")
+    boards, pairs = {}, {}
+    for i, m in enumerate(ms):
+        k = anames.index(assessment_name(m))
+        boards[m.name] = _leaderboard(est, res, judged, i, k)
+        order = [r["run"] for r in boards[m.name]]
+        pairs[m.name] = [row for row in _pairs(res, judged, order, baseline, seed)
+                         if row["measure"] == m.name]
+    k0 = anames.index(assessment_name(ms[0]))
+    # The panels need every sample; re-estimating the few best runs (first measure only) with
+    # the same seed gives the same numbers as above at a fraction of the memory.
+    best = [r["run"] for r in boards[ms[0].name][:topic_panels]]
+    chosen = sorted((r for r in runs if r.name in best), key=lambda r: best.index(r.name))
+    panels = estimate_runs(chosen, qrels, ms[:1], b=b, seed=seed, policies=policies,
+                           keep_samples=True) if chosen else None
+    orders = [np.argsort(-np.nan_to_num(r.stats[:, 0, _SD], nan=-1.0), kind="stable").tolist()
+              for r in panels.runs] if panels else []
+    stats = judgment_stats(qrels, rel_level=policies.rel_level)
+    cov = coverage(runs, qrels, REPORT_BANDS, policies)
+    cov_rows, bands = _coverage_rows(cov)
+    return ReportData([m.name for m in ms], boards, pairs, _topics(est, judged, k0, top_topics),
+                      stats.drop(columns="qrels").to_dict("records"), cov_rows, bands, panels,
+                      est, cov, b, seed, baseline, orders,
+                      [{"file": p, "sha256": sha256_of(p)} for p in inputs])

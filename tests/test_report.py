@@ -1,0 +1,157 @@
+"""`unjudged report`: the numbers behind the page, the page itself, its files and errors."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from unjudged.cli import main
+from unjudged.io import read_qrels, read_run
+from unjudged.report_data import build_report
+
+sys.path.insert(0, str(Path(__file__).parent))
+from collection import write_collection  # noqa: E402
+from shared_data import COVID1, need  # noqa: E402
+
+QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n2 0 e 0\n3 0 f 1\n3 0 g 0\n"
+RUN_A = "1 Q0 a 1 3 A\n1 Q0 x 2 2 A\n2 Q0 d 1 1 A\n2 Q0 e 2 0 A\n3 Q0 f 1 1 A\n3 Q0 g 2 0 A\n"
+RUN_B = "1 Q0 b 1 3 B\n1 Q0 a 2 2 B\n2 Q0 y 1 1 B\n2 Q0 d 2 0 B\n3 Q0 z 1 1 B\n3 Q0 f 2 0 B\n"
+EVIL = "<script>alert(1)</script>"
+RUN_C = "".join(f"{t} Q0 {d} {i} {9 - i} {EVIL}\n" for t, ds in (("1", "cz"), ("2", "ed"),
+                                                                  ("3", "gq")) for i, d in
+                enumerate(ds, 1))
+
+
+def _files(tmp_path):
+    return write_collection(tmp_path, QRELS, {"a.run": RUN_A, "b.run": RUN_B,
+                                              "c.run": RUN_C})
+
+
+def _runs():
+    q = read_qrels(_qrels_dict())
+    return q, [read_run(_run_dict(RUN_A), name="A"), read_run(_run_dict(RUN_B), name="B")]
+
+
+def _qrels_dict():
+    out: dict = {}
+    for line in QRELS.splitlines():
+        t, _, d, g = line.split()
+        out.setdefault(t, {})[d] = int(g)
+    return out
+
+
+def _run_dict(text):
+    out: dict = {}
+    for line in text.splitlines():
+        t, _, d, _, s, _ = line.split()
+        out.setdefault(t, {})[d] = float(s)
+    return out
+
+
+def test_leaderboard_hand_worked():
+    q, runs = _runs()
+    d = build_report(runs, q, ["P@2"], b=200, seed=3, topic_panels=1)
+    board = d.leaderboards["P@2"]
+    # A: P@2 = (1/2 + 1/2 + 1/2) / 3; Judged@2 = (1/2 + 1 + 1) / 3. B: (1/2 + 1/2 + 1/2) / 3
+    # with Judged@2 = (1 + 1/2 + 1/2) / 3: equal means keep input order.
+    assert [r["run"] for r in board] == ["A", "B"]
+    assert board[0]["score"] == pytest.approx(0.5) and board[0]["judged"] == pytest.approx(5 / 6)
+    assert board[1]["judged"] == pytest.approx(4 / 6)
+    # upper: unjudged documents take the best grade the pool still has. A's x on topic 1 gets
+    # c's grade 1; B's y and z get nothing (each topic's only relevant document is retrieved)
+    assert board[0]["upper"] == pytest.approx(4 / 6) and board[1]["upper"] == 0.5
+    for r in board:
+        assert r["nonrel"] <= r["p5"] <= r["bootstrap"] <= r["p95"] <= r["upper"] + 1e-12
+    assert board[0]["overlap"] and board[1]["overlap"]
+    pair = d.pairs["P@2"][0]
+    assert (pair["run"], pair["baseline"], pair["diff"]) == ("A", "B", 0.0)
+    assert pair["assessment"] == "Judged@2"
+    assert pair["assessment_diff"] == pytest.approx(1 / 6)
+
+
+def test_pairs_match_scipy_and_baseline_option():
+    from scipy import stats
+
+    q, runs = _runs()
+    d = build_report(runs, q, ["Judged@2"], b=20, baseline="B", topic_panels=0)
+    row = d.pairs["Judged@2"][0]
+    a, b = np.array([0.5, 1, 1]), np.array([1, 0.5, 0.5])
+    assert row["p"] == pytest.approx(stats.ttest_rel(a, b).pvalue)
+    assert row["run"] == "A" and d.panels is None
+
+
+def test_topics_and_collection_views():
+    q, runs = _runs()
+    d = build_report(runs, q, ["P@2"], b=100, topic_panels=2)
+    # topic 1: A misses x (1/2 unjudged), B none; topic 2: B misses y; topic 3: B misses z
+    top = {r["topic"]: r["unjudged_mean"] for r in d.topics}
+    assert top == pytest.approx({"1": 0.25, "2": 0.25, "3": 0.25})
+    stats = {r["topic"]: r for r in d.judgments}
+    assert stats["1"]["judged"] == 3 and stats["1"]["warn"]  # 2 of 3 relevant
+    assert not stats["all"]["warn"] or stats["all"]["relevant"] * 3 > stats["all"]["judged"]
+    assert [r["run"] for r in d.coverage] == ["A", "B"]
+    assert d.coverage[0]["judged_1-5"] == pytest.approx(5 / 6)
+    assert len(d.panels.runs) == 2 and sorted(d.panel_orders[0]) == [0, 1, 2]
+
+
+def test_cli_writes_page_pngs_and_tables(tmp_path):
+    qrels, runs = _files(tmp_path)
+    out = tmp_path / "r.html"
+    r = CliRunner().invoke(main, ["report", str(qrels), str(runs), "-m", "P@2", "-m", "AP",
+                                  "-b", "50", "-o", str(out), "--png", str(tmp_path / "png"),
+                                  "--tables", str(tmp_path / "tab"), "-j", "1"])
+    assert r.exit_code == 0, r.output
+    page = out.read_text()
+    assert page.count('<tr class="run') == 2 * 3  # two measures, three runs
+    assert EVIL not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<script" not in page.lower()
+    assert "http://" not in page and "https://" not in page  # nothing to fetch
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    pngs = sorted(p.name for p in (tmp_path / "png").iterdir())
+    assert len(images) == len(pngs) == 2 + 2 + 3  # leaderboards, collection, panels
+    sha = hashlib.sha256(Path(qrels).read_bytes()).hexdigest()
+    assert sha in page and "seed 0" in page
+    rows = [json.loads(x) for x in (tmp_path / "tab" / "leaderboard-P_2.jsonl").open()]
+    assert len(rows) == 3 and rows[0]["rank"] == 1
+    tsv = (tmp_path / "tab" / "pairs-AP.tsv").read_text().splitlines()
+    assert tsv[0].split("\t")[:3] == ["run", "baseline", "diff"] and len(tsv) == 3
+
+
+def test_cli_bad_input_writes_nothing(tmp_path):
+    qrels, runs = _files(tmp_path)
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 a 1 3.0 A\n1 Q0 oops\n")
+    out = tmp_path / "r.html"
+    r = CliRunner().invoke(main, ["report", str(qrels), str(bad), "-m", "P@2", "-o", str(out)])
+    assert r.exit_code == 2 and "bad.run:2:" in r.output
+    assert not out.exists()
+    r = CliRunner().invoke(main, ["report", str(qrels), str(runs), "-m", "P@2", "-o",
+                                  str(out), "--baseline", "nope"])
+    assert r.exit_code == 2 and "--baseline" in r.output and not out.exists()
+
+
+def test_covid_subset(tmp_path):
+    root = need(COVID1)
+    from unjudged._evaluate import score
+    from unjudged.io import read_runs
+    from unjudged.measures import parse_measures
+
+    paths = sorted((root / "runs").glob("*.xz"))[:6]
+    q = read_qrels(root / "qrels" / "qrels-rnd1.txt")
+    runs = read_runs(paths, qrels=q)
+    d = build_report(runs, q, ["nDCG@10"], b=50, topic_panels=1)
+    board = d.leaderboards["nDCG@10"]
+    res = score(runs, q, parse_measures(["nDCG@10", "Judged@10"]))
+    expect = sorted(((float(r.summary[0]), float(r.summary[1]), r.run) for r in res.runs),
+                    reverse=True)
+    assert [x for r in board for x in (r["score"], r["judged"])] == \
+        pytest.approx([x for s, j, _ in expect for x in (s, j)])
+    assert len(d.topics) == 10 and len(d.judgments) == 31  # 30 topics and "all"
+    assert sum(r["warn"] for r in d.judgments[:-1]) > 0
