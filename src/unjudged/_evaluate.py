@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from unjudged.data.diversity import judge_diversity, needs_subtopics
 from unjudged.data.judged import Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
@@ -28,12 +29,13 @@ def score(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
     """Compute measures for already-read runs (the pool facts are built once per topic set)."""
     pools: dict[tuple[str, ...], Pool] = {}
     out = []
+    judge_with = judge_diversity if needs_subtopics(measures) else judge  # subtopic masks
     for run in runs:
         topics = evaluated_topics(run, qrels, policies.complete)
         key = tuple(topics)
         if key not in pools:
             pools[key] = Pool.build(qrels, topics, policies.negative)
-        judged = judge(run, qrels, policies, pools[key])
+        judged = judge_with(run, qrels, policies, pools[key])
         values = np.empty((len(topics), len(measures)), dtype=np.float64)
         for i, m in enumerate(measures):
             values[:, i] = m.compute(judged) if topics else 0.0

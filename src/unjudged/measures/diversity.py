@@ -1,1 +1,175 @@
-"""Diversity measures (cascade, intent-aware). Placeholder."""
+"""Diversity measures (cascade and intent-aware) with ndeval's conventions (TREC Web track).
+
+Conventions, all ndeval's (version 4.5) unless said otherwise:
+
+- judgments are binary per subtopic: a grade > 0 is relevant (grades above 1 count as 1); a
+  topic's subtopics are those with a relevant document; intents are uniform over them unless
+  probabilities are given (then every sum over subtopics is weighted by them; ndeval has none);
+- a subtopic's gain at a rank is (1 - alpha)^c, c = documents of that subtopic ranked above;
+  alpha = 0.5, NRBP's beta = 0.5, default cutoff 20 (ndeval's DEPTH);
+- "collection-independent" normalisation (alpha-DCG, ERR-IA, NRBP): divide by the "ideal ideal"
+  ranking in which every document is relevant to every subtopic, so the values are in [0, 1]
+  and depend on nothing but the ranking; ERR-IA@k's normaliser grows with k, so ERR-IA@5 can
+  exceed ERR-IA@10;
+- "collection-dependent" normalisation (alpha-nDCG, nERR-IA, nNRBP): divide by the same measure
+  of ndeval's greedy ideal ranking of the judged documents (Subtopics.ideal), 0 when the run
+  gains nothing;
+- P-IA@k divides by k even when fewer documents were retrieved; S-recall (strec) counts
+  subtopics, unweighted; MAP-IA averages each subtopic's AP (over its relevant documents);
+- NRBP, nNRBP and MAP-IA read the whole ranking (as ndeval) unless a cutoff is given;
+- one difference: ndeval leaves its @1 values unnormalised (a bug; it reports only 5, 10, 20);
+  here every cutoff is normalised the same way.
+
+Unjudged documents gain nothing (nonrel); the condensed strategy removes them first, and the
+masks of the judged rankings follow (data/diversity.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from unjudged.data.diversity import DiversityJudged, unpack
+from unjudged.errors import MeasureSpecError
+from unjudged.measures._common import divide, ranks
+from unjudged.measures._spec import MeasureSpec, Param, register
+
+DEPTH = 20  #: ndeval's default (and only) depth for the @k measures
+ALPHA = Param("alpha", float, 0.5, "redundancy intolerance: a subtopic's gain shrinks by "
+              "(1 - alpha) each time it is covered again")
+BETA = Param("beta", float, 0.5, "patience: the chance of looking at the next document")
+
+
+def _parts(j, cutoff: int | None, alpha: float, ideal: bool = False
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(score, bits, prob): per rank the intent-weighted novelty gain sum_j p_j (1-alpha)^c_j
+    rel_j (..., n, k), the 0/1 subtopic relevance (..., n, k, S) and the intents (n, S), for the
+    run's ranking or (ideal=True) the greedy ideal one, cut (and padded) to `cutoff`."""
+    if not isinstance(j, DiversityJudged) or j.subtopics is None:
+        raise MeasureSpecError("diversity measures need subtopic judgments: evaluate with "
+                               "`unjudged eval` or unjudged.evaluate on diversity qrels")
+    prob = j.subtopics.prob[j.qidx]
+    if ideal:
+        mask = j.subtopics.ideal(alpha)[j.qidx]
+        if cutoff is not None:
+            mask = mask[:, :cutoff] if cutoff <= mask.shape[1] else np.pad(
+                mask, ((0, 0), (0, cutoff - mask.shape[1])))
+    else:
+        mask = j.cut_mask(cutoff)
+    bits = unpack(mask, prob.shape[-1])
+    seen = np.cumsum(bits, axis=-2) - bits
+    score = (bits * np.power(1.0 - alpha, seen) * prob[:, None, :]).sum(axis=-1)
+    return score, bits, prob
+
+
+def _dcg_discount(k: int) -> np.ndarray:
+    return 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))
+
+
+def _cascade(j, cutoff, alpha, discount, ideal=False) -> np.ndarray:
+    score, _, _ = _parts(j, cutoff, alpha, ideal)
+    return (score * discount(score.shape[-1])).sum(axis=-1)
+
+
+def _ideal_ideal(k: int, alpha: float, discount) -> float:
+    """The measure of a ranking whose every document is relevant to every subtopic."""
+    return float((np.power(1.0 - alpha, np.arange(k)) * discount(k)).sum())
+
+
+def _reciprocal(k: int) -> np.ndarray:
+    return 1.0 / ranks(k)
+
+
+def _kernels(discount, what: str):
+    """(ideal-ideal normalised, ideal normalised) kernels of one cascade measure @k."""
+    def independent(j, cutoff=None, alpha=0.5):
+        k = cutoff or DEPTH
+        return _cascade(j, k, alpha, discount) / _ideal_ideal(k, alpha, discount)
+
+    def dependent(j, cutoff=None, alpha=0.5):
+        k = cutoff or DEPTH
+        return divide(_cascade(j, k, alpha, discount), _cascade(j, k, alpha, discount, True))
+
+    independent.__doc__ = f"{what}@k over the ideal-ideal value (ndeval's collection-" \
+        "independent normalisation)."
+    dependent.__doc__ = f"{what}@k over that of the greedy ideal ranking."
+    return independent, dependent
+
+
+alpha_dcg, alpha_ndcg = _kernels(_dcg_discount, "alpha-DCG: sum_r gain_r / log2(r + 1)")
+err_ia, nerr_ia = _kernels(_reciprocal, "ERR-IA: sum_r gain_r / r")
+
+
+def _rbp(beta: float):
+    return lambda k: np.power(float(beta), np.arange(k, dtype=np.float64))
+
+
+def nrbp(j, cutoff=None, alpha=0.5, beta=0.5):
+    """(1 - (1 - alpha) beta) sum_r beta^(r-1) gain_r: novelty- and rank-biased precision."""
+    return (1.0 - (1.0 - alpha) * beta) * _cascade(j, cutoff, alpha, _rbp(beta))
+
+
+def nnrbp(j, cutoff=None, alpha=0.5, beta=0.5):
+    """NRBP over that of the greedy ideal ranking."""
+    return divide(_cascade(j, cutoff, alpha, _rbp(beta)),
+                  _cascade(j, cutoff, alpha, _rbp(beta), ideal=True))
+
+
+def precision_ia(j, cutoff=None):
+    """sum_j p_j (relevant documents of subtopic j in the top k) / k."""
+    k = cutoff or DEPTH
+    _, bits, prob = _parts(j, k, 0.5)
+    return (bits.sum(axis=-2) * prob).sum(axis=-1) / k
+
+
+def subtopic_recall(j, cutoff=None):
+    """Subtopics covered by the top k over the topic's subtopics."""
+    k = cutoff or DEPTH
+    _, bits, prob = _parts(j, k, 0.5)
+    return divide((bits.max(axis=-2, initial=0.0) > 0).sum(axis=-1), (prob > 0).sum(axis=-1))
+
+
+def map_ia(j, cutoff=None):
+    """sum_j p_j AP_j, AP_j over the documents relevant to subtopic j in the qrels."""
+    _, bits, prob = _parts(j, cutoff, 0.5)
+    found = np.cumsum(bits, axis=-2) * bits / ranks(bits.shape[-2])[:, None]
+    ap = divide(found.sum(axis=-2), j.subtopics.nrel[j.qidx])
+    return (ap * prob).sum(axis=-1)
+
+
+_NDEVAL = "ndeval 4.5 (TREC Web track 2009-2014); "
+_DIV = dict(cutoff="optional", monotone=False, guaranteed=False)
+_SPECS = [
+    ("alpha-nDCG", alpha_ndcg, ("alpha_nDCG", "alpha-ndcg"), (ALPHA,),
+     "alpha-DCG@k (novelty gain sum_j p_j (1-alpha)^c_j, log2 discount) over that of ndeval's "
+     "greedy ideal ranking; default cutoff 20", "Clarke et al., SIGIR 2008"),
+    ("alpha-DCG", alpha_dcg, ("alpha_DCG",), (ALPHA,),
+     "alpha-DCG@k over the ideal-ideal ranking (every document relevant to every subtopic), "
+     "ndeval's collection-independent normalisation; default cutoff 20",
+     "Clarke et al., SIGIR 2008"),
+    ("ERR-IA", err_ia, ("ERR_IA",), (ALPHA,),
+     "Intent-aware ERR as ndeval: sum_r gain_r / r with the alpha novelty gain, over the "
+     "ideal-ideal value (so ERR-IA@5 may exceed ERR-IA@10); default cutoff 20",
+     "Chapelle et al., CIKM 2009"),
+    ("nERR-IA", nerr_ia, ("nERR_IA",), (ALPHA,),
+     "ERR-IA@k over that of ndeval's greedy ideal ranking; default cutoff 20",
+     "Chapelle et al., CIKM 2009"),
+    ("NRBP", nrbp, (), (ALPHA, BETA),
+     "Novelty- and rank-biased precision: (1-(1-alpha) beta) sum_r beta^(r-1) gain_r over "
+     "the whole ranking (ideal-ideal normalised)", "Clarke, Kolla & Vechtomova, ICTIR 2009"),
+    ("nNRBP", nnrbp, (), (ALPHA, BETA),
+     "NRBP over that of ndeval's greedy ideal ranking", "Clarke, Kolla & Vechtomova, ICTIR 2009"),
+    ("P-IA", precision_ia, ("P_IA",), (),
+     "Intent-aware precision: sum_j p_j (documents relevant to j in the top k) / k; default "
+     "cutoff 20", "Agrawal et al., WSDM 2009"),
+    ("MAP-IA", map_ia, ("AP_IA", "AP-IA"), (),
+     "Intent-aware AP: sum_j p_j AP_j with AP_j over the qrels' documents relevant to "
+     "subtopic j; whole ranking", "Agrawal et al., WSDM 2009"),
+    ("S-recall", subtopic_recall, ("strec", "St_recall", "S_recall"), (),
+     "Subtopic recall: subtopics with a relevant document in the top k over the topic's "
+     "subtopics (unweighted); default cutoff 20", "Zhai, Cohen & Lafferty, SIGIR 2003"),
+]
+
+for _name, _kernel, _aliases, _params, _text, _cite in _SPECS:
+    register(MeasureSpec(_name, _kernel, _NDEVAL + _text + ". Binary subtopic judgments; "
+                         "unjudged documents gain nothing.", params=_params, aliases=_aliases,
+                         citation=_cite, **_DIV))

@@ -1,0 +1,295 @@
+"""Subtopic judgments (diversity qrels) and judged rankings that carry them.
+
+Diversity qrels are ad hoc qrels whose second column is the subtopic (ndeval's `topic subtopic
+docno judgment`); ad hoc measures see a document's highest grade over its subtopics, diversity
+measures read the subtopics from here. Following ndeval, a judgment is binary (grades above 1
+count as 1, 0 and negative grades as not relevant) and a topic's subtopics are those with at
+least one relevant document. Each judged document's relevant subtopics are a bit mask (at most
+64 subtopics per topic), so a ranking's subtopic gains are one uint64 per position.
+
+`DiversityJudged` extends a judged batch with those masks, aligned with the grades: slicing to a
+cutoff, condensing (dropping unjudged positions) and filling keep them in step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow.compute as pc
+
+from unjudged.data.judged import PAD, Judged, Pool, _ramp, condense
+from unjudged.data.qrels import Qrels
+from unjudged.data.run import Run
+from unjudged.data.sampled import SampledQrels, judge_sampled
+from unjudged.errors import InputError
+from unjudged.policies import Policies
+
+MAX_SUBTOPICS = 64  #: relevant subtopics per topic (one bit each in a uint64 mask)
+
+
+@dataclass(eq=False)
+class Subtopics:
+    """Per qrels topic: its relevant subtopics, each judged document's subtopic mask, the
+    intent probabilities and (per alpha, cached) ndeval's greedy ideal ranking.
+
+    Attributes:
+        topics: the qrels' topics.
+        labels: per topic the subtopic labels with a relevant document (bit j = labels[t][j]).
+        key_mask: (len(qrels.keys),) uint64 relevant subtopics of each judged document.
+        prob: (topics, S) intent probabilities (0 past a topic's subtopics).
+        uniform: the probabilities are ndeval's uniform ones.
+        nrel: (topics, S) relevant documents per subtopic.
+        docs: per qrels key its docno (for ndeval's tie-breaking in the ideal ranking).
+
+    Example:
+        >>> from unjudged.io.diversity import read_diversity_qrels
+        >>> q = read_diversity_qrels([("t", "1", "a", 1), ("t", "2", "a", 2), ("t", "2", "b", 1),
+        ...                           ("t", "3", "c", 0)])
+        >>> s = Subtopics.build(q)
+        >>> s.labels, s.key_mask.tolist(), s.nrel.tolist()
+        ([['1', '2']], [3, 2, 0], [[1, 2]])
+        >>> s.ideal(0.5).tolist()  # a covers both, then b
+        [[3, 2]]
+    """
+
+    topics: list[str]
+    labels: list[list[str]]
+    key_mask: np.ndarray
+    prob: np.ndarray
+    uniform: bool
+    nrel: np.ndarray
+    keys: np.ndarray
+    docnames: np.ndarray
+    topic_offsets: np.ndarray
+    _ideal: dict[float, np.ndarray] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def build(cls, qrels: Qrels, intents: dict[tuple[str, str], float] | None = None,
+              ignore: tuple[str, ...] = ()) -> "Subtopics":
+        """Subtopic masks of `qrels` (second column = subtopic; labels in `ignore`, such as the
+        aspect layout's "0" = no aspect, are not subtopics); `intents` maps (topic, subtopic)
+        to a probability (missing ones 0, renormalised per topic; uniform when None)."""
+        groups = qrels.group.to_numpy(zero_copy_only=False).astype(str)
+        rel = qrels.grade > 0
+        if ignore:
+            rel &= ~np.isin(groups, list(ignore))
+        nt = len(qrels.topics)
+        tcode = qrels.tcode.astype(np.int64)
+        pairs = np.unique(np.rec.fromarrays([tcode[rel], groups[rel]]))
+        ptopic = pairs["f0"].astype(np.int64)
+        per_topic = np.bincount(ptopic, minlength=nt)
+        labels = [[str(x) for x in pairs["f1"][ptopic == t]] for t in range(nt)]
+        width = int(per_topic.max(initial=0))
+        if width > MAX_SUBTOPICS:
+            t = int(np.argmax(per_topic))
+            raise InputError(qrels.source, f"topic {qrels.topics[t]!r} has {width} subtopics "
+                             f"with relevant documents, at most {MAX_SUBTOPICS} are supported")
+        # subtopic index of each relevant line: its pair's position within its topic
+        pidx = np.searchsorted(np.rec.fromarrays([ptopic, pairs["f1"]]),
+                               np.rec.fromarrays([tcode[rel], groups[rel]]))
+        first = np.cumsum(per_topic) - per_topic
+        sub = pidx - first[tcode[rel]]
+        line_key = np.searchsorted(qrels.keys, tcode[rel] * len(qrels.docs) +
+                                   qrels.dcode[rel].astype(np.int64))
+        mask = np.zeros(qrels.keys.size, dtype=np.uint64)
+        np.bitwise_or.at(mask, line_key, np.left_shift(np.uint64(1), sub.astype(np.uint64)))
+        nrel = np.zeros((nt, max(width, 1)), dtype=np.int64)
+        np.add.at(nrel, (tcode[rel], sub), 1)
+        prob = _probabilities(qrels.topics, labels, intents, max(width, 1))
+        docnames = np.asarray(qrels.docs.take(pc.cast(
+            qrels.keys % max(len(qrels.docs), 1), "int64")).to_numpy(zero_copy_only=False))
+        return cls(list(qrels.topics), labels, mask, prob, intents is None, nrel, qrels.keys,
+                   docnames.astype(str), qrels.topic_offsets)
+
+    def ideal(self, alpha: float) -> np.ndarray:
+        """(topics, R) masks of ndeval's greedy ideal ranking of the relevant documents.
+
+        At each rank the document with the largest current gain sum_j w_j (1 - alpha)^c_j
+        (c_j = documents of subtopic j already placed, w_j = 1 under uniform intents as in
+        ndeval, else the intent probability) comes next; ties go to the largest docno in byte
+        order, as ndeval's strcmp loop does. Non-relevant documents follow and gain nothing.
+        """
+        alpha = float(alpha)
+        if alpha not in self._ideal:
+            self._ideal[alpha] = self._greedy(alpha)
+        return self._ideal[alpha]
+
+    def _greedy(self, alpha: float) -> np.ndarray:
+        nt, s = self.prob.shape
+        cand_key = np.flatnonzero(self.key_mask != 0)
+        ktopic = np.searchsorted(self.topic_offsets, cand_key, side="right") - 1
+        # within a topic, candidates by docno descending: argmax's first hit = largest docno
+        order = np.lexsort((self.docnames[cand_key], ktopic))[::-1]
+        order = order[np.argsort(ktopic[order], kind="stable")]
+        cand_key, ktopic = cand_key[order], ktopic[order]
+        counts = np.bincount(ktopic, minlength=nt)
+        width = int(counts.max(initial=0))
+        masks = np.zeros((nt, max(width, 1)), dtype=np.uint64)
+        masks[ktopic, _ramp(counts)] = self.key_mask[cand_key]
+        bits = unpack(masks, s)  # (topics, docs, S)
+        weight = np.ones((nt, s)) if self.uniform else self.prob.copy()
+        taken = masks == 0
+        out = np.zeros((nt, max(width, 1)), dtype=np.uint64)
+        rows = np.arange(nt)
+        for r in range(width):  # sequential by nature; vectorised over topics and documents
+            score = (bits * weight[:, None, :]).sum(axis=-1)
+            score[taken] = -1.0
+            pick = np.argmax(score, axis=1)
+            live = r < counts
+            out[live, r] = masks[rows[live], pick[live]]
+            taken[rows[live], pick[live]] = True
+            weight[live] *= np.where(bits[rows[live], pick[live]] > 0, 1.0 - alpha, 1.0)
+        return out
+
+
+def _probabilities(topics, labels, intents, width) -> np.ndarray:
+    """(topics, S) intent probabilities: uniform over each topic's subtopics, or the given ones
+    renormalised (a topic whose given probabilities are all 0 falls back to uniform)."""
+    prob = np.zeros((len(topics), width))
+    for t, (topic, labs) in enumerate(zip(topics, labels)):  # per topic: a handful of labels
+        if not labs:
+            continue
+        p = np.array([intents.get((topic, lab), 0.0) for lab in labs]) if intents else \
+            np.ones(len(labs))
+        prob[t, :len(labs)] = p / p.sum() if p.sum() > 0 else 1.0 / len(labs)
+    return prob
+
+
+def unpack(mask: np.ndarray, s: int) -> np.ndarray:
+    """(..., S) float 0/1 subtopic relevance from uint64 masks.
+
+    Example:
+        >>> unpack(np.array([5], dtype=np.uint64), 3).tolist()
+        [[1.0, 0.0, 1.0]]
+    """
+    shifts = np.arange(s, dtype=np.uint64)
+    return ((mask[..., None] >> shifts) & np.uint64(1)).astype(np.float64)
+
+
+@dataclass(eq=False)
+class DiversityQrels(Qrels):
+    """Qrels read as diversity qrels: they carry their subtopic facts (layout, intents)."""
+
+    subtopics: Subtopics | None = None
+
+
+@dataclass(eq=False)
+class DiversityJudged(Judged):
+    """A judged batch plus, per ranked position, the document's relevant-subtopic mask.
+
+    Attributes (besides Judged's):
+        mask: (n, depth) uint64, 0 for unjudged, non-relevant and padding positions.
+        subtopics: the qrels' subtopic facts.
+        qidx: (n,) each evaluated topic's index in `subtopics`.
+    """
+
+    mask: np.ndarray = field(default_factory=lambda: np.zeros((0, 1), np.uint64))
+    subtopics: Subtopics | None = None
+    qidx: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    def topic_slice(self, a: int, b: int) -> "DiversityJudged":
+        return self._with(Judged.topic_slice(self, a, b), self.mask[..., a:b, :], self.qidx[a:b])
+
+    def with_grades(self, grades: np.ndarray, length: np.ndarray | None = None
+                    ) -> "DiversityJudged":
+        """Other grades; the masks follow when the positions were cut, padded or condensed
+        (the strategies' only reorderings), and stay put when grades were filled in place."""
+        old, k = self.grades, grades.shape[-1]
+        mask = self.mask
+        if grades.shape != old.shape or not _same_judged(grades, old):
+            if k <= old.shape[-1] and np.array_equal(grades, old[..., :k]):
+                mask = mask[..., :k]
+            elif k > old.shape[-1] and np.array_equal(grades[..., :old.shape[-1]], old):
+                mask = np.concatenate([mask, np.zeros(mask.shape[:-1] + (k - mask.shape[-1],),
+                                                      np.uint64)], axis=-1)
+            else:
+                mask = _follow_condense(old, grades, mask)
+        return self._with(Judged.with_grades(self, grades, length), mask, self.qidx)
+
+    def cut_mask(self, k: int | None) -> np.ndarray:
+        """Masks of the top k, zero-padded like Judged.cut."""
+        m = self.mask
+        if k is None or k <= m.shape[-1]:
+            return m if k is None else m[..., :k]
+        return np.concatenate([m, np.zeros(m.shape[:-1] + (k - m.shape[-1],), np.uint64)], -1)
+
+    def _with(self, base: Judged, mask: np.ndarray, qidx: np.ndarray) -> "DiversityJudged":
+        return DiversityJudged(base.run_name, base.topics, base.grades, base.length, base.pool,
+                               base.retrieved, base.policies, mask, self.subtopics, qidx)
+
+
+def _same_judged(new: np.ndarray, old: np.ndarray) -> bool:
+    """Same shape and every judged position unchanged (a fill of unknown positions)."""
+    judged = old >= 0
+    return bool(np.array_equal(new[judged], old[judged]))
+
+
+def _follow_condense(old: np.ndarray, new: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The masks of `old`'s positions that `new` keeps, when `new` condenses `old` to its judged
+    documents (with or without the pooled-but-unjudged ones)."""
+    for keep in (old >= 0, old >= -1):
+        order, length = _condense_order(keep)
+        got = np.where(np.arange(order.shape[1]) >= length[:, None], PAD,
+                       np.take_along_axis(old, order, axis=1))
+        if got.shape == new.shape and np.array_equal(got, new):
+            out = np.take_along_axis(mask, order, axis=1)
+            out[np.arange(order.shape[1]) >= length[:, None]] = 0
+            return out
+    raise ValueError("diversity rankings can only be cut, padded, filled or condensed")
+
+
+def _condense_order(keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    length = keep.sum(axis=1).astype(np.int64)
+    order = np.argsort(~keep, axis=1, kind="stable")
+    return order[:, :max(int(length.max(initial=0)), 1)], length
+
+
+def judge_diversity(run: Run, qrels: Qrels, policies: Policies = Policies(),
+                    pool: Pool | None = None, subtopics: Subtopics | None = None
+                    ) -> DiversityJudged:
+    """Judge a run and attach each ranked document's relevant subtopics.
+
+    Example:
+        >>> from unjudged.io.diversity import read_diversity_qrels
+        >>> from unjudged.io import read_run
+        >>> q = read_diversity_qrels([("t", "1", "a", 1), ("t", "2", "b", 1), ("t", "2", "c", -1)])
+        >>> j = judge_diversity(read_run({"t": {"c": 3.0, "b": 2.0, "x": 1.0, "a": 0.5}}), q)
+        >>> j.grades.tolist(), j.mask.tolist()
+        ([[-1, 1, -2, 1]], [[0, 2, 0, 1]])
+    """
+    subtopics = subtopics or subtopics_of(qrels)
+    sq = qrels if isinstance(qrels, SampledQrels) else SampledQrels.from_qrels(qrels)
+    base = judge_sampled(run, sq, policies.but(judged_only=False), pool)
+    assert base.key_index is not None
+    mask = np.where(base.key_index >= 0, subtopics.key_mask[np.maximum(base.key_index, 0)],
+                    np.uint64(0)).astype(np.uint64)
+    qidx = np.array([qrels.topic_index[t] for t in base.topics], dtype=np.int64)
+    out = DiversityJudged(base.run_name, base.topics, base.grades, base.length, base.pool,
+                          base.retrieved, policies, mask, subtopics, qidx)
+    if policies.judged_only:  # trec_eval -J: keeps judged and pooled-but-unjudged documents
+        out = out.with_grades(*condense(out.grades, keep_pooled=True))
+    return out
+
+
+_CACHE: dict[int, tuple[Qrels, Subtopics]] = {}
+
+
+def subtopics_of(qrels: Qrels) -> Subtopics:
+    """The subtopic facts of `qrels` (uniform intents), built once per qrels object; qrels read
+    by `read_diversity_qrels` carry their own (with the layout's and the intents' choices)."""
+    if isinstance(qrels, DiversityQrels) and qrels.subtopics is not None:
+        return qrels.subtopics
+    hit = _CACHE.get(id(qrels))
+    if hit is None or hit[0] is not qrels:
+        hit = (qrels, Subtopics.build(qrels))
+        _CACHE.clear()  # one qrels at a time is what a run of the CLI or a test needs
+        _CACHE[id(qrels)] = hit
+    return hit[1]
+
+
+def needs_subtopics(measures) -> bool:
+    """Whether any of the measures is a diversity measure (then runs are judged with
+    `judge_diversity`)."""
+    return any(m.spec.kernel.__module__.startswith("unjudged.measures.diversity")
+               for m in measures)

@@ -1,0 +1,92 @@
+"""Read diversity qrels and intent probabilities.
+
+Two layouts, both four whitespace-separated columns read exactly like ad hoc qrels:
+
+- ``ndeval``: ``topic subtopic docno judgment`` (TREC Web track 2009-2014); a document judged for
+  no subtopic appears with a judgment of 0.
+- ``aspect``: the TREC 6-8 interactive track "aspect" qrels (``topic aspect docno judgment``,
+  CRLF lines) where aspect ``0`` with judgment 0 says "judged, covers no aspect"; aspect 0 is
+  never a subtopic.
+
+Intent probabilities are optional lines ``topic subtopic probability`` (uniform by default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from unjudged.data.diversity import DiversityQrels, Subtopics
+from unjudged.data.qrels import Qrels
+from unjudged.errors import FormatError, InputError
+from unjudged.io._source import display_name, read_bytes
+from unjudged.io.qrels import build_qrels, read_qrels
+
+LAYOUTS = ("ndeval", "aspect")
+INTENTS_LAYOUT = "topic subtopic probability"
+
+
+def read_diversity_qrels(source: Any, layout: str = "ndeval",
+                         intents: Any = None) -> DiversityQrels:
+    """Read diversity qrels (a path, '-', a DataFrame, or a list of (topic, subtopic, docno,
+    grade) tuples) with their subtopic facts; `intents` is a path or a dict
+    {(topic, subtopic): probability}.
+
+    Example:
+        >>> q = read_diversity_qrels([("1", "1", "a", 2), ("1", "2", "a", 0), ("1", "2", "b", 1)])
+        >>> q.to_dict(), q.subtopics.labels, q.subtopics.prob.tolist()
+        ({'1': {'a': 2, 'b': 1}}, [['1', '2']], [[0.5, 0.5]])
+    """
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
+    if isinstance(source, list):
+        cols = list(zip(*source)) if source else [[], [], [], []]
+        qrels = build_qrels(*(pa.array([str(x) for x in c], pa.string()) for c in cols[:3]),
+                            pa.array([int(g) for g in cols[3]], pa.int64()), source="<list>")
+    else:
+        qrels = read_qrels(source)
+    probs = read_intents(intents) if intents is not None and not isinstance(intents, dict) \
+        else intents
+    subtopics = Subtopics.build(qrels, probs, ignore=("0",) if layout == "aspect" else ())
+    return as_diversity(qrels, subtopics)
+
+
+def as_diversity(qrels: Qrels, subtopics: Subtopics) -> DiversityQrels:
+    """`qrels` as DiversityQrels carrying `subtopics`."""
+    return DiversityQrels(**{f.name: getattr(qrels, f.name) for f in fields(Qrels)},
+                          subtopics=subtopics)
+
+
+def read_intents(source: Any) -> dict[tuple[str, str], float]:
+    """Intent probabilities ``topic subtopic probability`` per line (non-negative numbers;
+    each topic's are renormalised to sum to 1 over its relevant subtopics).
+
+    Example:
+        >>> import io
+        >>> read_intents(io.StringIO("1 1 0.75\\n1 2 0.25\\n"))
+        {('1', '1'): 0.75, ('1', '2'): 0.25}
+    """
+    name = display_name(source) if not hasattr(source, "read") else "<stream>"
+    text = source.read() if hasattr(source, "read") else read_bytes(source)
+    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    # a small file (a few lines per topic): parsed line by line to name the bad line
+    rows = ((i, line.split()) for i, line in enumerate(text.splitlines(), 1)
+            if line.strip() and not line.lstrip().startswith("#"))
+    out: dict[tuple[str, str], float] = {}
+    for i, row in rows:
+        try:
+            if len(row) != 3:
+                raise ValueError
+            p = float(row[2])
+            if not np.isfinite(p) or p < 0:
+                raise ValueError
+        except ValueError:
+            raise FormatError(name, i, f"expected `{INTENTS_LAYOUT}` with a probability >= 0, "
+                              f"got {' '.join(map(str, row))!r}") from None
+        out[(str(row[0]), str(row[1]))] = p
+    if not out:
+        raise InputError(name, f"no intent probabilities, expected lines of `{INTENTS_LAYOUT}`")
+    return out
