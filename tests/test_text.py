@@ -168,3 +168,44 @@ def test_classic_collections(path, n):
 def test_cacm_stopword_file():
     words = read_stopwords(need(DATA / "cacm-atcherepanov" / "common_words"))
     assert {"the", "of"} <= words and len(words) > 400
+
+
+def test_cli_index_then_cached(tmp_path):
+    from click.testing import CliRunner
+
+    from unjudged.cli import main
+
+    p = tmp_path / "c.tsv"
+    p.write_text("d1\tThe wing and the lift\nd2\tlift drag lift\n")
+    args = ["text", "index", str(p), "--stopwords", "english", "--top", "2"]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    lines = dict(x.split(None, 1) for x in first.output.splitlines() if " " in x)
+    assert lines["documents"] == "2" and lines["terms"] == "3" and lines["tokens"] == "5"
+    assert "(written)" in first.output and "top terms   lift:3 drag:1" in first.output
+    assert "(loaded)" in CliRunner().invoke(main, args).output
+
+
+def test_cli_divergence_and_errors(tmp_path):
+    from click.testing import CliRunner
+
+    from unjudged.cli import main
+
+    (tmp_path / "c.tsv").write_text("d1\ta a\nd2\tb\nd3\tc c c c c\n")
+    (tmp_path / "qrels").write_text("q1 s1 d1 1\nq1 s2 d3 0\n")
+    (tmp_path / "r.run").write_text("q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 2 1.0 sys\n")
+    base = ["text", "divergence", str(tmp_path / "qrels"), str(tmp_path / "r.run"), "--corpus",
+            str(tmp_path / "c.tsv"), "--cache-dir", str(tmp_path / "cache")]
+    out = CliRunner().invoke(main, base + ["-m", "ABS-NB(mu=2)@2", "-m", "DELTA-RB(mu=2)@2",
+                                           "-q", "-f", "tsv"])
+    assert out.exit_code == 0, out.output
+    # the hand-worked toy of test_divergence: g = (1, 0.6081430)
+    assert out.output.splitlines() == ["run\ttopic\tABS-NB(mu=2)@2\tDELTA-RB(mu=2)@2",
+                                       "sys\tq1\t1.6081\t0.2000", "sys\tall\t1.6081\t0.2000"]
+    bad = CliRunner().invoke(main, base + ["-m", "ABS@2"])
+    assert bad.exit_code == 2 and "unknown divergence measure(s) 'ABS@2'" in bad.output
+    (tmp_path / "bad.tsv").write_text("d1 no tab\n")
+    bad = CliRunner().invoke(main, base[:4] + ["--corpus", str(tmp_path / "bad.tsv"),
+                                               "--corpus-format", "tsv", "--no-cache"])
+    assert bad.exit_code == 2 and f"{tmp_path / 'bad.tsv'}:1: expected `docno<TAB>text`" \
+        in bad.output
