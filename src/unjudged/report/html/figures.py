@@ -37,7 +37,7 @@ def leaderboard_figure(rows: list[dict[str, Any]], measure: str) -> bytes:
     and the condensed score as marks."""
     plt = _plt()
     n = len(rows)
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.16 * n), layout="constrained")
+    fig, ax = plt.subplots(figsize=(8, 1.5 + 0.16 * n), layout="constrained")
     y = np.arange(n)[::-1]
     get = {k: np.array([r[k] for r in rows], dtype=float)
            for k in ("nonrel", "upper", "p5", "p95", "bootstrap", "condensed")}
@@ -51,7 +51,12 @@ def leaderboard_figure(rows: list[dict[str, Any]], measure: str) -> bytes:
     ax.set_ylim(-0.8, n - 0.2)
     ax.set_xlabel(measure)
     ax.grid(axis="x", lw=0.3)
-    ax.legend(fontsize=7, loc="lower right", ncol=2)
+    # zero-width intervals at the edge would sit on the frame: pad the range a little
+    lo = float(np.nanmin(np.r_[get["nonrel"], get["p5"]])) if n else 0.0
+    hi = float(np.nanmax(np.r_[get["upper"], get["p95"]])) if n else 1.0
+    pad = 0.04 * (hi - lo) + 0.01
+    ax.set_xlim(lo - pad, hi + pad)
+    fig.legend(fontsize=7, loc="outside lower center", ncol=4, frameon=False)
     ax.set_title(f"{measure}: orange bars overlap a neighbour's (ranks may swap)", fontsize=9)
     return png_bytes(fig)
 

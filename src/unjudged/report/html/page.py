@@ -13,7 +13,7 @@ h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
 table { border-collapse: collapse; font-size: 12px; margin: .6em 0 1.2em; }
 th, td { padding: 2px 7px; border-bottom: 1px solid #eee; text-align: right; }
 th { background: #f4f4f4; position: sticky; top: 0; }
-td:first-child, th:first-child, td:nth-child(2) { text-align: left; }
+td:first-child, th:first-child, td:nth-child(2), th:nth-child(2) { text-align: left; }
 tr.mark td { background: #fff1dc; }
 img { max-width: 100%; display: block; margin: .5em 0; }
 p.note { color: #555; max-width: 60em; }
