@@ -13,7 +13,7 @@ from shared_data import DATA, need
 from unjudged.cli import main
 from unjudged.data.diversity import Subtopics, judge_diversity
 from unjudged.data.judged import judge
-from unjudged.errors import FormatError, InputError, MeasureSpecError
+from unjudged.errors import FormatError, InputError
 from unjudged.io import read_run
 from unjudged.io.diversity import read_diversity_qrels, read_intents
 from unjudged.measures import parse_measures
@@ -117,10 +117,19 @@ def test_bad_inputs_are_named():
     many = [("t", str(i), f"d{i}", 1) for i in range(65)]
     with pytest.raises(InputError, match="65 subtopics"):
         read_diversity_qrels(many)
-    (m,) = parse_measures(["ERR-IA@5"])
+
+
+def test_without_subtopics_one_subtopic_per_topic():
+    # a batch judged the ad hoc way reads as one subtopic (grade > 0): b, a and c relevant
+    (m, p) = parse_measures(["alpha-nDCG@5", "P-IA@5"])
     plain = judge(read_run(RUN), read_diversity_qrels(QRELS))
-    with pytest.raises(MeasureSpecError, match="subtopic"):
-        m.compute(plain)
+    dcg = 1 + 0.5 / L2(4) + 0.25 / L2(6)
+    assert m.compute(plain)[0] == pytest.approx(dcg / (1 + 0.5 / L2(3) + 0.25 / L2(4)))
+    assert p.compute(plain)[0] == pytest.approx(3 / 5)
+    # bootstrap-style batches with a leading sample axis score every sample
+    batch = judge_diversity(read_run(RUN), read_diversity_qrels(QRELS))
+    twice = batch.with_grades(np.stack([np.where(batch.grades == -2, 1, batch.grades)] * 2))
+    assert m.compute(twice).tolist() == [pytest.approx(HAND["alpha-nDCG@5"])] * 2
 
 
 def test_aspect_layout_zero_is_no_aspect():
@@ -172,3 +181,14 @@ def test_agrees_with_ndeval(name):
     got = df.pivot(index="topic", columns="measure", values="value")
     want = np.array([[ref[t][n] for n in names] for t in got.index])
     np.testing.assert_allclose(got[ours].to_numpy(), want, atol=1e-6)
+
+
+def test_other_alpha_and_beta_agree_with_ndeval():
+    pyndeval = pytest.importorskip("pyndeval")
+    names = ["alpha-nDCG@5", "nERR-IA@10", "ERR-IA@5", "NRBP", "nNRBP"]
+    ref = pyndeval.ndeval(QRELS, [("t", d, s) for d, s in RUN["t"].items()], names,
+                          alpha=0.3, beta=0.8)["t"]
+    got = _values(RUN, read_diversity_qrels(QRELS),
+                  [n.replace("@", "(alpha=0.3)@") if "@" in n else f"{n}(alpha=0.3,beta=0.8)"
+                   for n in names])
+    assert list(got.values()) == pytest.approx([ref[n] for n in names], abs=1e-12)

@@ -197,7 +197,7 @@ class DiversityJudged(Judged):
         (the strategies' only reorderings), and stay put when grades were filled in place."""
         old, k = self.grades, grades.shape[-1]
         mask = self.mask
-        if grades.shape != old.shape or not _same_judged(grades, old):
+        if not _same_judged(grades, old):
             if k <= old.shape[-1] and np.array_equal(grades, old[..., :k]):
                 mask = mask[..., :k]
             elif k > old.shape[-1] and np.array_equal(grades[..., :old.shape[-1]], old):
@@ -220,9 +220,12 @@ class DiversityJudged(Judged):
 
 
 def _same_judged(new: np.ndarray, old: np.ndarray) -> bool:
-    """Same shape and every judged position unchanged (a fill of unknown positions)."""
-    judged = old >= 0
-    return bool(np.array_equal(new[judged], old[judged]))
+    """Every judged position unchanged, positions in place (a fill of unknown positions,
+    possibly with a leading sample axis as the bootstrap makes)."""
+    if new.shape[-2:] != old.shape:
+        return False
+    judged = np.broadcast_to(old >= 0, new.shape)
+    return bool(np.array_equal(new[judged], np.broadcast_to(old, new.shape)[judged]))
 
 
 def _follow_condense(old: np.ndarray, new: np.ndarray, mask: np.ndarray) -> np.ndarray:

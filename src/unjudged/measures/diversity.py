@@ -26,10 +26,12 @@ masks of the judged rankings follow (data/diversity.py).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from unjudged.data.diversity import DiversityJudged, unpack
-from unjudged.errors import MeasureSpecError
+from unjudged.data.diversity import DiversityJudged, Subtopics, unpack
+from unjudged.data.judged import Judged
 from unjudged.measures._common import divide, ranks
 from unjudged.measures._spec import MeasureSpec, Param, register
 
@@ -44,9 +46,7 @@ def _parts(j, cutoff: int | None, alpha: float, ideal: bool = False
     """(score, bits, prob): per rank the intent-weighted novelty gain sum_j p_j (1-alpha)^c_j
     rel_j (..., n, k), the 0/1 subtopic relevance (..., n, k, S) and the intents (n, S), for the
     run's ranking or (ideal=True) the greedy ideal one, cut (and padded) to `cutoff`."""
-    if not isinstance(j, DiversityJudged) or j.subtopics is None:
-        raise MeasureSpecError("diversity measures need subtopic judgments: evaluate with "
-                               "`unjudged eval` or unjudged.evaluate on diversity qrels")
+    j = _view(j)
     prob = j.subtopics.prob[j.qidx]
     if ideal:
         mask = j.subtopics.ideal(alpha)[j.qidx]
@@ -59,6 +59,33 @@ def _parts(j, cutoff: int | None, alpha: float, ideal: bool = False
     seen = np.cumsum(bits, axis=-2) - bits
     score = (bits * np.power(1.0 - alpha, seen) * prob[:, None, :]).sum(axis=-1)
     return score, bits, prob
+
+
+def _view(j: Judged) -> DiversityJudged:
+    return j if isinstance(j, DiversityJudged) and j.subtopics is not None else \
+        single_subtopic(j)
+
+
+def single_subtopic(j: Judged) -> DiversityJudged:
+    """A batch judged without subtopics read as one subtopic per topic (grade > 0 relevant):
+    what the diversity reading of ad hoc qrels with a constant second column gives.
+
+    Example:
+        >>> from unjudged.io import read_qrels, read_run
+        >>> from unjudged.data.judged import judge
+        >>> j = judge(read_run({"t": {"a": 2.0, "b": 1.0}}), read_qrels({"t": {"b": 1}}))
+        >>> single_subtopic(j).mask.tolist()
+        [[0, 1]]
+    """
+    rel = (j.pool.sorted_grades > 0).sum(axis=-1)
+    n = len(j.topics)
+    sub = Subtopics(list(j.topics), [["0"] if r else [] for r in rel.tolist()],
+                    np.ones(int(rel.sum()), np.uint64), (rel > 0).astype(float)[:, None], True,
+                    rel[:, None], np.arange(int(rel.sum())), np.zeros(int(rel.sum()), str),
+                    np.concatenate([[0], np.cumsum(rel)]))
+    mask = (j.grades > 0).astype(np.uint64)
+    return DiversityJudged(j.run_name, j.topics, j.grades, j.length, j.pool, j.retrieved,
+                           j.policies, mask, sub, np.arange(n))
 
 
 def _dcg_discount(k: int) -> np.ndarray:
@@ -130,6 +157,7 @@ def subtopic_recall(j, cutoff=None):
 
 def map_ia(j, cutoff=None):
     """sum_j p_j AP_j, AP_j over the documents relevant to subtopic j in the qrels."""
+    j = _view(j)
     _, bits, prob = _parts(j, cutoff, 0.5)
     found = np.cumsum(bits, axis=-2) * bits / ranks(bits.shape[-2])[:, None]
     ap = divide(found.sum(axis=-2), j.subtopics.nrel[j.qidx])
@@ -169,7 +197,18 @@ _SPECS = [
      "subtopics (unweighted); default cutoff 20", "Zhai, Cohen & Lafferty, SIGIR 2003"),
 ]
 
+
+
+def _per_sample(kernel):
+    """The kernel's (n,) values broadcast to the batch's leading axes: filled-in grades (the
+    bootstrap's samples) carry no subtopics, so every sample scores as the judged ranking."""
+    @functools.wraps(kernel)
+    def run(j, **kw):
+        return np.broadcast_to(kernel(j, **kw), j.grades.shape[:-1])
+    return run
+
+
 for _name, _kernel, _aliases, _params, _text, _cite in _SPECS:
-    register(MeasureSpec(_name, _kernel, _NDEVAL + _text + ". Binary subtopic judgments; "
+    register(MeasureSpec(_name, _per_sample(_kernel), _NDEVAL + _text + ". Binary subtopic judgments; "
                          "unjudged documents gain nothing.", params=_params, aliases=_aliases,
                          citation=_cite, **_DIV))
