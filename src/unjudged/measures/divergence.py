@@ -155,16 +155,27 @@ def topic_gains(ranked_rows: np.ndarray, subtopic_rows: Sequence[np.ndarray], in
                 pc: np.ndarray, mu: float) -> np.ndarray:
     """g(i, k) (m, K) of one ranking (corpus rows, -1 = not in the corpus: an empty document)
     against subtopics given as arrays of corpus rows."""
+    return _gains(ranked_rows, _subtopic_counts(subtopic_rows, index), index, pc, mu)
+
+
+def _subtopic_counts(subtopic_rows: Sequence[np.ndarray], index: Any):
+    """(m, V) sparse term counts of each subtopic's relevant documents."""
     from scipy import sparse
 
-    tf = index.tf
-    top = tf[np.where(ranked_rows >= 0, ranked_rows, 0)]
+    return sparse.vstack([sparse.csr_matrix(index.tf[r].sum(axis=0)) for r in subtopic_rows],
+                         format="csr")
+
+
+def _gains(ranked_rows: np.ndarray, sub: Any, index: Any, pc: np.ndarray, mu: float
+           ) -> np.ndarray:
+    from scipy import sparse
+
+    top = index.tf[np.where(ranked_rows >= 0, ranked_rows, 0)]
     top = sparse.diags((ranked_rows >= 0).astype(np.float64)) @ top  # blank absent documents
-    sub = sparse.vstack([sparse.csr_matrix(tf[r].sum(axis=0)) for r in subtopic_rows])
-    terms = np.union1d(top.indices, sub.tocsr().indices)
+    terms = np.union1d(top.indices, sub.indices)
     pcu = pc[terms]
     top_u = np.asarray(top[:, terms].todense(), dtype=np.float64)
-    sub_u = np.asarray(sub.tocsr()[:, terms].todense(), dtype=np.float64)
+    sub_u = np.asarray(sub[:, terms].todense(), dtype=np.float64)
     rest = max(0.0, 1.0 - float(pcu.sum()))
     return subtopic_gains(top_u, sub_u, pcu, rest, mu)
 
@@ -198,7 +209,8 @@ def _score(runs, qrels, index, measures):
         index = corpus_index(index)
     if not isinstance(qrels, Mapping):
         qrels = subtopics_from_qrels(qrels if hasattr(qrels, "grade") else read_qrels(qrels))
-    subs = _subtopic_rows(qrels, index)
+    # each topic's subtopic counts are summed once, for every run
+    subs = {t: _subtopic_counts(r, index) for t, r in _subtopic_rows(qrels, index).items()}
     runs = read_runs(runs if isinstance(runs, (list, tuple)) else [runs])
     pc = index.collection_model
     depth = max(m.cutoff for m in measures)
@@ -213,7 +225,7 @@ def _score(runs, qrels, index, measures):
             by_mu: dict[float, np.ndarray] = {}
             for m in measures:
                 if m.mu not in by_mu:
-                    by_mu[m.mu] = topic_gains(ranked, subs[topic], index, pc, m.mu)
+                    by_mu[m.mu] = _gains(ranked, subs[topic], index, pc, m.mu)
                 rows.append((run.name, topic, m.name, rank_values(by_mu[m.mu], m)))
     frame = pd.DataFrame(rows, columns=["run", "topic", "measure", "value"])
     means = frame.groupby(["run", "measure"], sort=False, as_index=False)["value"].mean()
