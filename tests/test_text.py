@@ -65,6 +65,7 @@ def test_jsonl_tsv_npl_smart_and_gzip(tmp_path):
     ("bad.trec", "<DOC><TEXT>x</TEXT></DOC>\n", None, 1, "<DOCNO>"),
     ("bad.npl", "1\nx\n   /\n2\ny\n", "npl", 4, "`/` line"),
     ("bad.smart", ".I 1\nstray\n.T\nx\n", None, 2, "field marker"),
+    ("bad2.npl", "1\nx\n   /\n\nstray words\n2\ny\n   /\n", "npl", 5, "number on its own"),
 ])
 def test_format_errors_name_file_and_line(tmp_path, name, content, fmt, line, expected):
     p = tmp_path / name
@@ -209,3 +210,24 @@ def test_cli_divergence_and_errors(tmp_path):
                                                "--corpus-format", "tsv", "--no-cache"])
     assert bad.exit_code == 2 and f"{tmp_path / 'bad.tsv'}:1: expected `docno<TAB>text`" \
         in bad.output
+
+
+def test_cache_falls_back_to_user_cache(tmp_path, monkeypatch):
+    """A corpus folder that cannot be written: the cache goes to $XDG_CACHE_HOME/unjudged and
+    is found there the next time."""
+    corpus_dir, user = tmp_path / "ro", tmp_path / "user"
+    corpus_dir.mkdir()
+    p = corpus_dir / "c.tsv"
+    p.write_text("d1\twing lift\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(user))
+    real = index_mod.tempfile.mkstemp
+
+    def refuse(*args, dir=None, **kw):
+        if dir is not None and os.path.samefile(dir, corpus_dir):
+            raise PermissionError(13, "read-only", str(dir))
+        return real(*args, dir=dir, **kw)
+
+    monkeypatch.setattr(index_mod.tempfile, "mkstemp", refuse)
+    first = corpus_index(p)
+    assert first.cache.parent == user / "unjudged" and list(corpus_dir.iterdir()) == [p]
+    assert corpus_index(p).reused

@@ -158,6 +158,7 @@ def _save(index: CorpusIndex, target: Path, key: str, corpus: Path, options: str
     """Write atomically (temporary file + rename); beside the corpus, else the user cache."""
     fallback = _user_cache(corpus, options)
     for where in (target, fallback) if target != fallback else (target,):
+        tmp = None
         try:
             where.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=where.parent, suffix=".npz.tmp")
@@ -168,7 +169,7 @@ def _save(index: CorpusIndex, target: Path, key: str, corpus: Path, options: str
             os.replace(tmp, where)
             return where
         except OSError:
-            if "tmp" in locals() and os.path.exists(tmp):
+            if tmp is not None and os.path.exists(tmp):
                 os.unlink(tmp)
             continue
     return None

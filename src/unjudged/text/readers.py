@@ -197,8 +197,9 @@ def _smart(data: bytes, path: str, fields: tuple[str, ...]) -> tuple[list[str], 
 def _npl(data: bytes, path: str) -> tuple[list[str], list[str]]:
     docnos, texts, end = [], [], 0
     for m in _NPL_RECORD.finditer(data):
-        if data[end:m.start()].strip():
-            raise FormatError(path, _line_of(data, end),
+        gap = data[end:m.start()]
+        if gap.strip():
+            raise FormatError(path, _line_of(data, end + len(gap) - len(gap.lstrip())),
                               "expected a document number on its own line (NPL layout)")
         docnos.append(m.group(1).decode())
         texts.append(m.group(2).decode("utf-8", "replace"))
