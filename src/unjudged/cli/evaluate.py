@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 
 import click
 
@@ -219,8 +220,9 @@ def measures_cmd(name) -> None:
 @main.command("demo")
 @click.option("-m", "--measure", "measures", multiple=True,
               default=("nDCG@10", "P@5", "Bpref", "AP", "Judged@10"), show_default=True)
-@click.option("--report", "report_path", default="unjudged-demo-report.html",
-              show_default=True, help="Where the demo's HTML report is written.")
+@click.option("--report", "report_path", default=None,
+              help="Where the demo's HTML report is written [default: "
+              "unjudged-demo-report.html in the system's temporary folder].")
 def demo_cmd(measures, report_path) -> None:
     """Evaluate the TREC-COVID round-1 example shipped with the package."""
     from unjudged._evaluate import score
@@ -256,7 +258,9 @@ def demo_cmd(measures, report_path) -> None:
     from unjudged.cli.report import write_report
 
     # the same example as one page (unjudged report), written where the user stands
-    path = os.path.abspath(report_path)
+    # the temporary folder by default: a demo (or a test running it) leaves the checkout clean
+    path = os.path.abspath(report_path or os.path.join(tempfile.gettempdir(),
+                                                       "unjudged-demo-report.html"))
     write_report(qrels, runs, ["nDCG@10", "P@5"], path, b=2000, seed=0,
                  command=f"unjudged report {qrels} {' '.join(runs)} -m nDCG@10 -m P@5 "
                  f"-o {path}")
