@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
+from unjudged.data.diversity import judge_diversity, needs_subtopics
 from unjudged.data.judged import Judged, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
@@ -123,7 +124,8 @@ def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
     methods = check_methods(methods)
     how = parse_point(point)
     bs.check_prior(prior)
-    judged = judge(run, qrels, policies, pool)
+    # diversity measures read each ranked document's subtopics too
+    judged = (judge_diversity if needs_subtopics(measures) else judge)(run, qrels, policies, pool)
     n, nm = len(judged.topics), len(measures)
     points = {m: np.full((n, nm), np.nan) for m in expand_methods(methods) if m != "bootstrap"}
     plain = points.get("nonrel", np.full((n, nm), np.nan))
