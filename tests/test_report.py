@@ -155,3 +155,13 @@ def test_covid_subset(tmp_path):
         pytest.approx([x for s, j, _ in expect for x in (s, j)])
     assert len(d.topics) == 10 and len(d.judgments) == 31  # 30 topics and "all"
     assert sum(r["warn"] for r in d.judgments[:-1]) > 0
+
+
+def test_measures_some_strategies_skip_render():
+    """Bpref has no bootstrap and Judged@k no bounds: NaN cells stay empty, figures draw."""
+    from unjudged.report.html import render_report
+
+    q, runs = _runs()
+    d = build_report(runs, q, ["Bpref", "Judged@2"], b=20, topic_panels=1)
+    page = render_report(d, {"command": "t"})
+    assert len(page.figures) == 2 + 2 + 1 and page.html.count('<tr class="run') == 4

@@ -52,10 +52,11 @@ def leaderboard_figure(rows: list[dict[str, Any]], measure: str) -> bytes:
     ax.set_xlabel(measure)
     ax.grid(axis="x", lw=0.3)
     # zero-width intervals at the edge would sit on the frame: pad the range a little
-    lo = float(np.nanmin(np.r_[get["nonrel"], get["p5"]])) if n else 0.0
-    hi = float(np.nanmax(np.r_[get["upper"], get["p95"]])) if n else 1.0
-    pad = 0.04 * (hi - lo) + 0.01
-    ax.set_xlim(lo - pad, hi + pad)
+    ends = np.r_[get["nonrel"], get["p5"], get["upper"], get["p95"]]
+    ends = ends[np.isfinite(ends)]  # a strategy that does not apply to a measure is NaN
+    if ends.size:
+        pad = 0.04 * (ends.max() - ends.min()) + 0.01
+        ax.set_xlim(ends.min() - pad, ends.max() + pad)
     fig.legend(fontsize=7, loc="outside lower center", ncol=4, frameon=False)
     ax.set_title(f"{measure}: orange bars overlap a neighbour's (ranks may swap)", fontsize=9)
     return png_bytes(fig)
