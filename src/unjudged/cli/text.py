@@ -110,3 +110,87 @@ def divergence_cmd(qrels, runs, corpus, measures, fmt, fields, stopwords, stem, 
     columns = ["run"] + (["topic"] if per_topic else []) + [m for m in frame.measure.unique()]
     rows = wide.to_dict("records")
     write_output(render_rows(rows, columns, out_fmt, lead=2 if per_topic else 1), output)
+
+
+# The sweep lives here, beside the divergence measures it needs, on the experiment group.
+from unjudged.cli._base import executor_from_options, executor_options  # noqa: E402
+from unjudged.cli.experiment import experiment_group  # noqa: E402
+
+
+def _fractions(ctx, param, value: str) -> list[float]:
+    try:
+        levels = [float(x) for x in value.split(",") if x.strip()]
+    except ValueError:
+        levels = []
+    if not levels or not all(0 < p <= 1 for p in levels):
+        raise click.BadParameter(f"{value!r}: expected comma-separated fractions in (0, 1], "
+                                 "e.g. 0.01,0.1,0.5")
+    return levels
+
+
+@experiment_group.command("diversity-sampling")
+@click.argument("qrels")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--corpus", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="The documents' text (for the divergence measures).")
+@click.option("--levels", default="0.01,0.02,0.05,0.1,0.2,0.3,0.5", show_default=True,
+              callback=_fractions, help="Fractions p of the judgments kept.")
+@click.option("--repetitions", type=click.IntRange(1), default=30, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Every sample depends only on this seed and the inputs.")
+@click.option("--reference", default="alpha-nDCG@20,ERR-IA@20,NRBP", show_default=True,
+              help="Cascade measures on the full judgments (also scored raw and condensed).")
+@click.option("--divergence", default="ABS-NB@20,ABS-RB@20,DELTA-NB@20,DELTA-RB@20",
+              show_default=True, help="Divergence measures scored on the samples.")
+@_text_options("--corpus-format")
+@executor_options
+@click.option("-f", "--format", "out_fmt", type=click.Choice(_ROW_FORMATS), default="table",
+              show_default=True)
+@click.option("-o", "--output", default=None, help="Write here (atomically) instead of stdout.")
+@click.option("--plot", "plot_path", default=None,
+              help="Tau against p, a panel per reference measure (FILE.png, .pdf, .svg).")
+@click.option("--details", "details_path", default=None,
+              help="Every repetition's tau to FILE (.csv, .tsv or .jsonl).")
+def diversity_sampling_cmd(qrels, runs, corpus, levels, repetitions, seed, reference,
+                           divergence, fmt, fields, stopwords, stem, cache_dir, no_cache, jobs,
+                           dask, out_fmt, output, plot_path, details_path):
+    """Keep p% of the relevant documents of each subtopic (at least one) and p% of the
+    non-relevant ones of diversity QRELS, score RUNS with the reference measures on raw and
+    condensed lists and with the divergence measures, and report Kendall's tau against the
+    references on the full judgments, mean and sd over repetitions (seed 004, Figure 1)."""
+    from unjudged.experiments.diversity import diversity_sampling
+    from unjudged.io.diversity import read_diversity_qrels
+    from unjudged.io.runs import read_runs
+    from unjudged.measures import parse_measures
+    from unjudged.measures.divergence import parse_divergence
+    from unjudged.report.rows import render_rows
+
+    if plot_path and not plot_path.endswith((".png", ".pdf", ".svg")):
+        raise click.BadParameter(f"{plot_path}: expected .png, .pdf or .svg",
+                                 param_hint="--plot")
+    details_fmt = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl"}.get(
+        details_path[details_path.rfind("."):] if details_path else "")
+    if details_path and details_fmt is None:
+        raise click.BadParameter(f"{details_path}: expected .csv, .tsv or .jsonl",
+                                 param_hint="--details")
+    refs = [m.strip() for m in reference.split(",") if m.strip()]
+    divs = [m.strip() for m in divergence.split(",") if m.strip()]
+    parse_measures(refs)  # bad names fail before the corpus is read
+    parse_divergence(divs)
+    q = read_diversity_qrels(qrels)
+    loaded = read_runs(runs, qrels=q)
+    ix = _index(corpus, fmt, fields, stopwords, stem, cache_dir, no_cache)
+    with executor_from_options(jobs, dask) as ex:
+        sweep = diversity_sampling(loaded, q, ix, levels=levels, repetitions=repetitions,
+                                   seed=seed, references=refs, divergence=divs, executor=ex)
+    text = render_rows(sweep.table(), ["p", "estimator", "reference", "tau", "sd"], out_fmt,
+                       lead=3, title=f"{len(loaded)} runs, {repetitions} repetitions, seed "
+                       f"{seed}, {sweep.seconds:.1f} s" if out_fmt == "table" else None)
+    if details_path:
+        write_output(render_rows(sweep.details(), ["p", "repetition", "estimator", "reference",
+                                                   "tau"], details_fmt, lead=4), details_path)
+    if plot_path:
+        from unjudged.report.diversity_plots import plot_diversity_sampling
+
+        plot_diversity_sampling(sweep.table(), plot_path)
+    write_output(text, output)
