@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 
 import click
 
@@ -61,16 +60,11 @@ def write_output(text: str, path: str | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".unjudged-", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+    from unjudged.io.atomic import atomic_path
+
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 class _Group(click.Group):

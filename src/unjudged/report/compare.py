@@ -5,7 +5,7 @@ comparison object."""
 from __future__ import annotations
 
 import os
-import tempfile
+from unjudged.io.atomic import atomic_path
 
 import numpy as np
 
@@ -105,17 +105,9 @@ def plot_comparison(cmp: QrelsComparison, path: str) -> str:
         ax.legend(handles[::-1], labels[::-1], fontsize=7, frameon=False, loc="upper right")
     fig.tight_layout()
     ext = os.path.splitext(path)[1].lower()
-    fd, tmp = tempfile.mkstemp(prefix=".unjudged-", suffix=ext,
-                               dir=os.path.dirname(os.path.abspath(path)))
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=90, format=ext[1:])
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; a figure is not
-        os.replace(tmp, path)
+        with atomic_path(path, ext) as tmp:
+            fig.savefig(tmp, dpi=90, format=ext[1:])
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return path

@@ -5,12 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 
 import numpy as np
 
 from unjudged._estimate import expand_methods
+from unjudged.io.atomic import atomic_path
 from unjudged.strategies.stats import STATS
 
 _LONG = ["run", "topic", "measure", "method", "value", *STATS]
@@ -86,11 +85,8 @@ def _wide(rows: list[dict], est) -> str:
 def write_samples(est, path: str) -> None:
     """Every bootstrap sample: .npz (one (b, topics, measures) array per run, with the topic
     and measure names) or .parquet (one row per run, topic and measure; `samples` a list)."""
-    folder = os.path.dirname(os.path.abspath(path))
     suffix = ".npz" if path.endswith(".npz") else ".parquet"
-    fd, tmp = tempfile.mkstemp(prefix=".unjudged-", suffix=suffix, dir=folder)
-    os.close(fd)
-    try:
+    with atomic_path(path, suffix) as tmp:
         if suffix == ".npz":
             arrays = {"measures": np.array([m.name for m in est.runs[0].measures]
                                            if est.runs else [], dtype=str)}
@@ -118,8 +114,3 @@ def write_samples(est, path: str) -> None:
                 "measure": pa.array(measures, pa.string()),
                 "samples": pa.array([x.tolist() for x in lists], pa.list_(pa.float64()))})
             pq.write_table(table, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

@@ -73,24 +73,18 @@ def write_table(rows: list[dict[str, Any]], path: str, decimals: int = 6) -> Non
     """Write rows to `path` as CSV, TSV, JSON lines or Parquet (by its ending), atomically: a
     failure leaves no half-written file."""
     import os
-    import tempfile
+
+    from unjudged.io.atomic import atomic_path
 
     columns = list(rows[0]) if rows else []
     ending = os.path.splitext(path)[1]
     if ending not in TABLE_SUFFIXES:
         raise ValueError(f"{path}: expected a name ending in {', '.join(TABLE_SUFFIXES)}")
-    fd, tmp = tempfile.mkstemp(prefix=".unjudged-", dir=os.path.dirname(os.path.abspath(path)))
-    os.close(fd)
-    try:
+    with atomic_path(path, ending) as tmp:
         if ending == ".parquet":
             import pandas as pd
 
             pd.DataFrame(rows, columns=columns).to_parquet(tmp, index=False)
         else:
-            text = render_rows(rows, columns, ending[1:], decimals=decimals)
             with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+                fh.write(render_rows(rows, columns, ending[1:], decimals=decimals))
