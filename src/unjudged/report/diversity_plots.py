@@ -49,8 +49,11 @@ def plot_diversity_sampling(rows: list[dict[str, Any]], path: str, title: str | 
                             "0.55" if cascade else None)
             ax.fill_between(p, [a - b for a, b in zip(tau, sd)],
                             [a + b for a, b in zip(tau, sd)], color=line.get_color(),
-                            alpha=0.12, linewidth=0)
+                            alpha=0.07, linewidth=0)
         ax.set_xscale("log")
+        ticks = sorted({r["p"] for r in rows})
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.minorticks_off()
         ax.set_xlabel("p% of the judgments kept", fontsize=9)
         ax.set_title(f"reference: {reference}", fontsize=10)
         ax.grid(alpha=0.3, linewidth=0.5)
