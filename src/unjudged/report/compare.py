@@ -76,10 +76,9 @@ def plot_comparison(cmp: QrelsComparison, path: str) -> str:
         >>> plot_comparison(cmp, "ranks.png")  # doctest: +SKIP
         'ranks.png'
     """
-    import matplotlib
+    from unjudged.report._mpl import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     n = len(cmp.measures)
     cols = min(2, n)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from unjudged.report.sampling_plots import _pyplot
+from unjudged.report._mpl import pyplot
 
 _MARKERS = ("o", "s", "^", "D", "v", "P")
 
@@ -33,7 +33,7 @@ def plot_diversity_sampling(rows: list[dict[str, Any]], path: str, title: str | 
 
     Bands are one standard deviation over repetitions.
     """
-    plt = _pyplot()
+    plt = pyplot()
     references = list(dict.fromkeys(r["reference"] for r in rows))
     fig, axes = plt.subplots(1, len(references), squeeze=False, sharey=True,
                              figsize=(4.2 * len(references), 3.6 + (0.3 if title else 0)))

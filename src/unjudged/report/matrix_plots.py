@@ -41,10 +41,9 @@ def plot_matrix(dm: DecisionMatrix, path: str) -> list[str]:
         >>> plot_matrix(dm, "figures/")  # doctest: +SKIP
         ['figures/matrix-P.png', 'figures/matrix-AP.png', 'figures/matrix-tau.png']
     """
-    import matplotlib
+    from unjudged.report._mpl import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     targets = plot_targets(dm, path)
     folder = os.path.dirname(targets[0])

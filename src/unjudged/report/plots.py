@@ -17,10 +17,9 @@ _MARKS = (("nonrel", "tab:red", "--"), ("condensed", "tab:green", "-."),
 def plot_estimates(est, path: str, measure: int = 0) -> list[str]:
     """Draw one figure per run (one panel per topic) for the `measure`-th measure. Returns the
     files written: `path` itself for a single run, else `path` with the run name inserted."""
-    import matplotlib
+    from unjudged.report._mpl import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     written = []
     stem, ext = os.path.splitext(path)
@@ -74,10 +73,9 @@ def _figure(plt, r, i: int, point: str):
 def plot_coverage(cov, path: str, pool_depth: int) -> str:
     """Judged fraction at each rank: one line per run for a few runs; for many, the median and
     the 10-90% band of the runs that look pooled and of those that do not."""
-    import matplotlib
+    from unjudged.report._mpl import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
     ranks = np.arange(1, cov.depth + 1)
@@ -112,10 +110,9 @@ def plot_coverage(cov, path: str, pool_depth: int) -> str:
 
 def plot_logo(sweep, path: str, measure: int = 0) -> str:
     """Leave-one-group-out: per strategy, each (run, topic) estimate against its truth."""
-    import matplotlib
+    from unjudged.report._mpl import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     names = list(sweep.strategies)
     cols = min(3, len(names))

@@ -9,25 +9,18 @@ from typing import Any
 
 import numpy as np
 
+from unjudged.report._mpl import pyplot
+
 _STATS = (("tau", "Kendall's tau"), ("rho", "Pearson's rho"), ("rmse", "RMS error"))
 _STYLES = ("-", "--", ":", "-.")
 _MARKERS = ("o", "s", "^", "D", "v", "P")
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def plot_sampling(rows: list[dict[str, Any]], path: str, runs: str = "all") -> str:
     """Statistics (columns: tau, rho, RMSE) against the percentage judged, one row of panels
     per target measure; a line per (estimator, judgments) with bars of one standard deviation
     over trials. `rows` are sampling_table's; `runs` picks the group of runs."""
-    plt = _pyplot()
+    plt = pyplot()
     rows = [r for r in rows if r["runs"] == runs]
     targets = list(dict.fromkeys(r["target"] for r in rows))
     estimators = list(dict.fromkeys(r["estimator"] for r in rows))
@@ -71,7 +64,7 @@ def plot_scatter(sweep, path: str, estimator: int = 0, trial: int = 0) -> str:
     from unjudged.experiments.sampling_stats import accuracy
     from unjudged.inference import z_value
 
-    plt = _pyplot()
+    plt = pyplot()
     sets = [(d, label) for d, label in sweep.samples if label == sweep.designs[d].kind]
     cols = min(3, len(sets))
     nrows = -(-len(sets) // cols)

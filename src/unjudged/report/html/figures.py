@@ -9,22 +9,15 @@ from typing import Any
 
 import numpy as np
 
+from unjudged.report._mpl import pyplot
+
 #: Modest resolution: 143 runs stay a few MB of page while text remains legible on screen.
 DPI = 80
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def png_bytes(fig) -> bytes:
     """The figure as PNG bytes (and closed, so many figures do not pile up in memory)."""
-    plt = _plt()
+    plt = pyplot()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI)
     plt.close(fig)
@@ -35,7 +28,7 @@ def leaderboard_figure(rows: list[dict[str, Any]], measure: str) -> bytes:
     """Per run (best on top): the [nonrel, upper] bounds as a thin line, the bootstrap 90%
     interval as a bar (orange where it overlaps a neighbour's), the bootstrap point estimate
     and the condensed score as marks."""
-    plt = _plt()
+    plt = pyplot()
     n = len(rows)
     fig, ax = plt.subplots(figsize=(8, 1.5 + 0.16 * n), layout="constrained")
     y = np.arange(n)[::-1]
@@ -68,7 +61,7 @@ def panel_figure(r, order: list[int], point: str) -> bytes:
     `order` (most uncertain first)."""
     from unjudged.report.plots import _MARKS
 
-    plt = _plt()
+    plt = pyplot()
     order = [t for t in order if not np.isnan(r.samples[0, t, 0])]
     n = max(len(order), 1)
     cols = min(8, n)
@@ -97,7 +90,7 @@ def panel_figure(r, order: list[int], point: str) -> bytes:
 
 def judgments_figure(rows: list[dict[str, Any]]) -> bytes:
     """Fraction of judged documents that are relevant per topic, with the one-third line."""
-    plt = _plt()
+    plt = pyplot()
     rows = [r for r in rows if r["topic"] != "all"]
     fig, ax = plt.subplots(figsize=(8, 2.8), layout="constrained")
     x = np.arange(len(rows))
