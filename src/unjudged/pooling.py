@@ -74,8 +74,7 @@ class JudgingPool:
     def qrels_keys(self, qrels: Qrels) -> np.ndarray:
         """Each pair's key in `qrels`' ad hoc view, -1 where the qrels lack the topic or
         document (see Qrels.keys)."""
-        tq = np.array([qrels.topic_index.get(t, -1) for t in self.topics], dtype=np.int64)
-        t = tq[self.topic] if self.topic.size else np.zeros(0, dtype=np.int64)
+        t = qrels.topic_codes(self.topics)[self.topic]
         d = qrels.doc_codes(self.docno).astype(np.int64)
         keys = t * len(qrels.docs) + d
         keys[(t < 0) | (d < 0)] = -1
@@ -180,8 +179,7 @@ def _empty() -> pa.Table:
 
 def _judged_in(qrels: Qrels, topics: Sequence[str], topic: np.ndarray, docno) -> np.ndarray:
     """Whether each (topic, docno) row is judged (grade >= 0) in `qrels`."""
-    tq = np.array([qrels.topic_index.get(t, -1) for t in topics], dtype=np.int64)
-    grades = qrels.lookup(tq[topic], qrels.doc_codes(docno))
+    grades = qrels.lookup(qrels.topic_codes(topics)[topic], qrels.doc_codes(docno))
     return (grades != MISSING) & (grades >= 0)
 
 

@@ -193,3 +193,8 @@ def _confirm(offsets, column, groups) -> tuple[int, str] | None:
                 return int(g), value
             seen.add(value)
     return None
+
+
+def index_codes(index: dict[str, int], names) -> np.ndarray:
+    """Each name's position in `index` (a topic_index), -1 for names it lacks."""
+    return np.fromiter((index.get(n, -1) for n in names), dtype=np.int64, count=len(names))

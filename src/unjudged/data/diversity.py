@@ -267,7 +267,7 @@ def judge_diversity(run: Run, qrels: Qrels, policies: Policies = Policies(),
     assert base.key_index is not None
     mask = np.where(base.key_index >= 0, subtopics.key_mask[np.maximum(base.key_index, 0)],
                     np.uint64(0)).astype(np.uint64)
-    qidx = np.array([qrels.topic_index[t] for t in base.topics], dtype=np.int64)
+    qidx = qrels.topic_codes(base.topics)
     out = DiversityJudged(base.run_name, base.topics, base.grades, base.length, base.pool,
                           base.retrieved, policies, mask, subtopics, qidx)
     if policies.judged_only:  # trec_eval -J: keeps judged and pooled-but-unjudged documents

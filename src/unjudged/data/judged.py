@@ -59,8 +59,7 @@ class Pool:
     def build(cls, qrels: Qrels, topics: list[str], negative: str) -> "Pool":
         """Gather the evaluated topics' grades from the qrels into one padded array."""
         n = len(topics)
-        idx = qrels.topic_index
-        q = np.array([idx.get(t, -1) for t in topics], dtype=np.int64)
+        q = qrels.topic_codes(topics)
         have = q >= 0
         lo = np.zeros(n, dtype=np.int64)
         hi = np.zeros(n, dtype=np.int64)
@@ -163,8 +162,8 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
     if pool is None:
         pool = Pool.build(qrels, topics, policies.negative)
     n = len(topics)
-    run_idx = np.array([run.topic_index.get(t, -1) for t in topics], dtype=np.int64)
-    q_idx = np.array([qrels.topic_index[t] for t in topics], dtype=np.int64)
+    run_idx = run.topic_codes(topics)
+    q_idx = qrels.topic_codes(topics)
     retrieved = run_idx >= 0
     lengths = np.zeros(n, dtype=np.int64)
     lengths[retrieved] = run.lengths()[run_idx[retrieved]]

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import arrow_of, numpy_of
+from unjudged.data._strings import arrow_of, index_codes, numpy_of
 
 
 @dataclass(eq=False)
@@ -48,6 +48,10 @@ class Qrels:
 
     def __len__(self) -> int:
         return int(self.keys.size)
+
+    def topic_codes(self, topics) -> np.ndarray:
+        """Each topic's index in `topics` of these qrels, -1 where they lack it."""
+        return index_codes(self.topic_index, topics)
 
     def doc_codes(self, docno: pa.Array | pa.ChunkedArray) -> np.ndarray:
         """Each string's code in the qrels vocabulary, -1 when the qrels never mention it."""

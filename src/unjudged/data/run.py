@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import arrow_of, numpy_of, sort_keys
+from unjudged.data._strings import arrow_of, index_codes, numpy_of, sort_keys
 from unjudged.policies import TieBreak
 
 
@@ -48,6 +48,10 @@ class Run:
 
     def __len__(self) -> int:
         return int(self.offsets[-1])
+
+    def topic_codes(self, topics) -> np.ndarray:
+        """Each topic's index in this run's `topics`, -1 where the run lacks it."""
+        return index_codes(self.topic_index, topics)
 
     @property
     def topic_index(self) -> dict[str, int]:

@@ -247,8 +247,8 @@ def judge_sampled(run: Run, qrels: SampledQrels, policies: Policies = Policies()
     n, depth = base.grades.shape
     cols = np.arange(depth)
     inside = cols < base.length[:, None]
-    run_idx = np.array([run.topic_index.get(t, -1) for t in base.topics], dtype=np.int64)
-    q_idx = np.array([qrels.topic_index[t] for t in base.topics], dtype=np.int64)
+    run_idx = run.topic_codes(base.topics)
+    q_idx = qrels.topic_codes(base.topics)
     rows = (run.offsets[np.maximum(run_idx, 0)][:, None] + cols)[inside]
     codes = run.doc_codes(qrels)[rows] if rows.size else np.zeros(0, np.int32)
     key = np.broadcast_to(q_idx[:, None], inside.shape)[inside] * len(qrels.docs) + codes
