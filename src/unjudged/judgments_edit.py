@@ -152,11 +152,23 @@ def filter_qrels(qrels: Any, topics: Iterable[str] | None = None,
         keep &= hit if include else ~hit
     if not keep.any():
         raise InputError(q.source, "no judgment is left after filtering")
+    return select_lines(q, keep)
+
+
+def select_lines(qrels: Qrels, keep: np.ndarray) -> Qrels:
+    """The qrels made of the lines where `keep` (one flag per line) holds.
+
+    Example:
+        >>> from unjudged.io import read_qrels
+        >>> q = read_qrels({"1": {"a": 1, "b": 0}})
+        >>> select_lines(q, q.grade > 0).to_dict()
+        {'1': {'a': 1}}
+    """
     rows = np.flatnonzero(keep)
     take = arrow_of(rows)
-    qid, group, docno, grade = qrels_columns(q)
+    qid, group, docno, grade = qrels_columns(qrels)
     return build_qrels(qid.take(take), group.take(take), docno.take(take), arrow_of(grade[rows]),
-                       source=q.source)
+                       source=qrels.source)
 
 
 _RANGE = re.compile(r"(\d+)-(\d+)")

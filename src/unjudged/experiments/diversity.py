@@ -111,16 +111,12 @@ def sample_judgments(rows: JudgmentRows, level: float, seed: int, repetition: in
 
 def subset_qrels(qrels: Qrels, keep: np.ndarray):
     """The diversity qrels made of the kept rows."""
-    import pandas as pd
+    from unjudged.data.diversity import Subtopics
+    from unjudged.io.diversity import as_diversity
+    from unjudged.judgments_edit import select_lines
 
-    from unjudged.io.diversity import read_diversity_qrels
-
-    docs = np.asarray(qrels.docs.to_pylist(), dtype=object)
-    frame = pd.DataFrame({
-        "topic": np.asarray(qrels.topics, dtype=object)[qrels.tcode[keep]],
-        "subtopic": np.asarray(qrels.group.to_pylist(), dtype=object)[keep],
-        "docno": docs[qrels.dcode[keep]], "grade": qrels.grade[keep]})
-    return read_diversity_qrels(frame)
+    kept = select_lines(qrels, keep)
+    return as_diversity(kept, Subtopics.build(kept))
 
 
 @dataclass
