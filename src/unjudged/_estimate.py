@@ -116,16 +116,25 @@ def check_methods(methods: Iterable[str]) -> tuple[str, ...]:
     return tuple(m for m in METHODS if m in methods)
 
 
+def judge_for(run: Run, qrels: Qrels, measures: list[Measure],
+              policies: Policies = Policies(), pool: Pool | None = None) -> Judged:
+    """The run judged as `measures` need it: diversity measures read each ranked document's
+    subtopics too."""
+    return (judge_diversity if needs_subtopics(measures) else judge)(run, qrels, policies, pool)
+
+
 def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
                  methods: Iterable[str] = METHODS, prior: str = "pool+run", b: int = 10_000,
                  seed: int = 0, point: str = "mean", policies: Policies = Policies(),
-                 pool: Pool | None = None, keep_samples: bool = False) -> RunEstimate:
-    """Every requested strategy for one run (see `estimate`)."""
+                 pool: Pool | None = None, keep_samples: bool = False,
+                 judged: Judged | None = None) -> RunEstimate:
+    """Every requested strategy for one run (see `estimate`). `judged` may hand over the run
+    already judged by `judge_for` with the same qrels, measures and policies."""
     methods = check_methods(methods)
     how = parse_point(point)
     bs.check_prior(prior)
-    # diversity measures read each ranked document's subtopics too
-    judged = (judge_diversity if needs_subtopics(measures) else judge)(run, qrels, policies, pool)
+    if judged is None:
+        judged = judge_for(run, qrels, measures, policies, pool)
     n, nm = len(judged.topics), len(measures)
     points = {m: np.full((n, nm), np.nan) for m in expand_methods(methods) if m != "bootstrap"}
     plain = points.get("nonrel", np.full((n, nm), np.nan))

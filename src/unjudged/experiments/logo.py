@@ -153,7 +153,7 @@ def _best(truth, fraction: float) -> list[int]:
 
 def _task(shared: dict[str, Any], item: tuple[str, str]) -> dict[str, Any]:
     """All strategies for one run on its group's reduced qrels (runs in a worker)."""
-    from unjudged._estimate import estimate_run
+    from unjudged._estimate import estimate_run, judge_for
 
     group, name = item
     run = shared["runs"][name]
@@ -161,7 +161,9 @@ def _task(shared: dict[str, Any], item: tuple[str, str]) -> dict[str, Any]:
     reduced = shared["qrels"].without(shared["removed"][group])
     ms, strategies = opts["measures"], opts["strategies"]
     plain = [s for s in ("nonrel", "condensed", "upper") if s in strategies]
-    common = dict(b=opts["b"], seed=opts["seed"], point=opts["point"], policies=opts["policies"])
+    judged = judge_for(run, reduced, ms, opts["policies"])  # once for every strategy
+    common = dict(b=opts["b"], seed=opts["seed"], point=opts["point"], policies=opts["policies"],
+                  judged=judged)
     est = estimate_run(run, reduced, ms, methods=plain, **common)
     out: dict[str, Any] = {"run": name, "topics": est.topics,
                            "values": {s: est.points[s] for s in plain}, "ranges": {}}
@@ -172,14 +174,14 @@ def _task(shared: dict[str, Any], item: tuple[str, str]) -> dict[str, Any]:
             out["values"][s] = boot.point
             for p in RANGE_PERCENTILES:
                 out["ranges"][(s, p)] = boot.stats[..., _STAT[p]]
-    out["unjudged"] = _unjudged(run, reduced, ms[0], opts["policies"])
-    out["unjudged_full"] = _unjudged(run, shared["qrels"], ms[0], opts["policies"])
+    out["unjudged"] = _unjudged(judged, ms[0])
+    out["unjudged_full"] = _unjudged(judge(run, shared["qrels"], opts["policies"]), ms[0])
     return out
 
 
-def _unjudged(run: Run, qrels: Qrels, m: Measure, policies: Policies) -> np.ndarray:
+def _unjudged(judged, m: Measure) -> np.ndarray:
     """Unjudged documents within the measure's cutoff, per evaluated topic."""
-    cut = judge(run, qrels, policies).cut(m.cutoff)
+    cut = judged.cut(m.cutoff)
     return ((cut < 0) & (cut != PAD)).sum(axis=-1)
 
 
