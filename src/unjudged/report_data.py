@@ -169,7 +169,7 @@ def build_report(runs: list[Run], qrels: Qrels, measures: list[str] | list[Measu
         (3, True)
     """
     from unjudged._coverage import coverage
-    from unjudged._estimate import estimate_runs
+    from unjudged._estimate import estimate_runs, strategy_results
     from unjudged._evaluate import score
     from unjudged.judgments import judgment_stats
     from unjudged.matrix_baseline import assessment_measures, assessment_name
@@ -181,10 +181,10 @@ def build_report(runs: list[Run], qrels: Qrels, measures: list[str] | list[Measu
         raise InputError(f"--baseline {baseline!r} is not one of the runs given")
     assess = assessment_measures(ms)
     anames = [m.name for m in assess]
-    res = score(runs, qrels, ms, policies)
-    judged = score(runs, qrels, assess, policies)
     est = estimate_runs(runs, qrels, ms, b=b, seed=seed, policies=policies, executor=executor,
                         desc="bootstrap")
+    res = strategy_results(est, "nonrel")  # trec_eval's scores, computed with the estimates
+    judged = score(runs, qrels, assess, policies)
     boards, pairs = {}, {}
     for i, m in enumerate(ms):
         k = anames.index(assessment_name(m))
