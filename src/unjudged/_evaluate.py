@@ -40,6 +40,7 @@ def score(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         for i, m in enumerate(measures):
             values[:, i] = m.compute(judged) if topics else 0.0
         out.append(RunResult(run.name, topics, measures, values))
+        del run, judged  # a streamed run is freed before the next one is read
     return Results(out)
 
 

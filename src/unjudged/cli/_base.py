@@ -177,3 +177,4 @@ def noting_missing_topics(runs, qrels):
             click.echo(f"unjudged: note: run {run.name}: {len(extra)} topic(s) not in the qrels "
                        f"are ignored ({shown})", err=True)
         yield run
+        del run  # not kept alive while the next run is read

@@ -68,12 +68,52 @@ def intern_topics(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.nda
     return [names[i] for i in order], codes
 
 
+def sorted_vocabulary(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """(the distinct strings in byte order, each row's int32 index into them).
+
+    By sorting rather than hashing: a hash table over a few hundred thousand distinct docnos
+    needs several times the memory of the strings, a sort needs one index array.
+    """
+    order = pc.sort_indices(column)
+    ordered = column.take(order)
+    if isinstance(ordered, pa.ChunkedArray):
+        ordered = ordered.combine_chunks()
+    n = len(ordered)
+    new = np.ones(n, dtype=bool)
+    if n > 1:
+        new[1:] = numpy_of(pc.not_equal(ordered.slice(1), ordered.slice(0, n - 1)))
+    codes = np.empty(n, dtype=np.int32)
+    codes[numpy_of(order)] = np.cumsum(new, dtype=np.int32) - 1
+    del order
+    return ordered.take(arrow_of(np.flatnonzero(new))), codes
+
+
 def fingerprints(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    """A 64-bit fingerprint per string: exact for strings up to 8 bytes, a hash beyond."""
+    """A 64-bit fingerprint per string, a function of the string alone: its bytes as one word
+    (zero-padded) for strings of up to 8 bytes, a hash of its words and length beyond."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    step = 1 << 18  # slices small enough for the gather matrix to stay in cache
-    parts = [_fingerprint_chunk(c.slice(i, step)) for c in chunks for i in range(0, len(c), step)]
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+    out = np.empty(len(column), dtype=np.uint64)
+    step = 1 << 15  # slices small enough for the gather matrices to stay in cache (and small)
+    base = 0
+    for c in chunks:
+        for i in range(0, len(c), step):
+            part = c.slice(i, step)
+            out[base : base + len(part)] = _fingerprint_chunk(part)
+            base += len(part)
+    return out
+
+
+def string_lengths(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Each string's length in bytes (int32), from the offsets alone."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    parts = []
+    for c in chunks:
+        if len(c):
+            kind = np.int64 if pa.types.is_large_string(c.type) else np.int32
+            offsets = np.frombuffer(c.buffers()[1], dtype=kind, count=len(c) + 1,
+                                    offset=c.offset * np.dtype(kind).itemsize)
+            parts.append(np.diff(offsets).astype(np.int32, copy=False))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
 
 
 def _byte_matrix(arr: pa.Array, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -84,7 +124,8 @@ def _byte_matrix(arr: pa.Array, width: int | None = None) -> tuple[np.ndarray, n
         arr = arr.cast(pa.string())
     offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
     data = arr.buffers()[2]
-    buf = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(1, np.uint8)
+    buf = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size \
+        else np.zeros(1, np.uint8)  # all strings empty
     lengths = np.diff(offsets)
     if width is None:
         width = max(8, int(-(-int(lengths.max(initial=1)) // 8) * 8))
@@ -101,9 +142,14 @@ def _fingerprint_chunk(arr: pa.Array) -> np.ndarray:
     words = np.ascontiguousarray(mat).view(np.uint64)
     h = words[:, 0].copy()
     if words.shape[1] > 1:
-        h ^= lengths.astype(np.uint64) << np.uint64(56)
+        # only strings longer than one word are hashed, and only over their own words, so a
+        # string's fingerprint does not depend on how long its neighbours are
+        long = np.flatnonzero(lengths > 8)
+        own = (lengths[long] + 7) // 8
+        m = h[long] ^ (lengths[long].astype(np.uint64) << np.uint64(56))
         for w in range(1, words.shape[1]):
-            h = h * _MIX ^ words[:, w]
+            m = np.where(own > w, m * _MIX ^ words[long, w], m)
+        h[long] = m
     return h
 
 

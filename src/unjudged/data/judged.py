@@ -57,7 +57,11 @@ class Pool:
 
     @classmethod
     def build(cls, qrels: Qrels, topics: list[str], negative: str) -> "Pool":
-        """Gather the evaluated topics' grades from the qrels into one padded array."""
+        """Gather the evaluated topics' grades from the qrels into one padded array.
+
+        Built from counts per (topic, grade), not by sorting every judgment: grades take a
+        handful of values, so each topic's descending list is a few constant runs.
+        """
         n = len(topics)
         q = qrels.topic_codes(topics)
         have = q >= 0
@@ -66,20 +70,30 @@ class Pool:
         lo[have] = qrels.topic_offsets[q[have]]
         hi[have] = qrels.topic_offsets[q[have] + 1]
         sizes = hi - lo
-        row = np.repeat(np.arange(n), sizes)
-        grades = qrels.key_grades[np.repeat(lo, sizes) + _ramp(sizes)].astype(np.int64)
-        unjudged = np.zeros(n, dtype=np.int64)
-        if negative == "nonrel":
-            grades = np.maximum(grades, 0)
+        if np.array_equal(q, np.arange(len(qrels.topics))):  # every qrels topic, in order
+            grades = qrels.key_grades
         else:
-            unjudged = np.bincount(row[grades < 0], minlength=n).astype(np.int64)
-            keep = grades >= 0
-            row, grades = row[keep], grades[keep]
-        order = np.lexsort((-grades, row))  # by topic, best grade first
-        row, grades = row[order], grades[order]
-        counts = np.bincount(row, minlength=n)
-        sg = np.full((n, max(int(counts.max(initial=0)), 1)), -1, dtype=np.int32)
-        sg[row, _ramp(counts)] = grades
+            grades = qrels.key_grades[np.repeat(lo, sizes) + _ramp(sizes)]
+        values = np.unique(grades)
+        row = np.repeat(np.arange(n, dtype=np.int32), sizes)
+        counts = np.zeros((n, values.size), dtype=np.int64)
+        for j, v in enumerate(values):
+            counts[:, j] = np.bincount(row[grades == v], minlength=n)
+        del row
+        unjudged = np.zeros(n, dtype=np.int64)
+        if negative == "nonrel":  # negative grades are judged non-relevant: count them as 0
+            values = np.maximum(values, 0)
+        else:
+            unjudged = counts[:, values < 0].sum(axis=1).astype(np.int64)
+            counts[:, values < 0] = 0
+        judged = counts.sum(axis=1)
+        sg = np.full((n, max(int(judged.max(initial=0)), 1)), -1, dtype=np.int32)
+        position = np.arange(sg.shape[1])
+        done = np.zeros(n, dtype=np.int64)
+        for j in np.argsort(-values, kind="stable"):  # best grade first
+            upto = done + counts[:, j]
+            sg[(position >= done[:, None]) & (position < upto[:, None])] = values[j]
+            done = upto
         return cls(topics=topics, sorted_grades=sg, num_unjudged=unjudged)
 
 
@@ -147,6 +161,9 @@ def evaluated_topics(run: Run, qrels: Qrels, complete: bool) -> list[str]:
     return [t for t in qrels.topics if t in have]
 
 
+_CHUNK = 1 << 15  # rows per lookup slice
+
+
 def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
           pool: Pool | None = None) -> Judged:
     """Look up every retrieved document's grade and pack the rankings into (topics, depth).
@@ -176,20 +193,22 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
     if depth == 0 or not np.all(lengths == depth):
         packed[np.arange(packed.shape[1]) >= lengths[:, None]] = PAD
     codes = run.doc_codes(qrels)
-    known = np.flatnonzero(codes >= 0)
-    run_topic = np.searchsorted(run.offsets, known, side="right") - 1
     evaluated = np.full(len(run.topics) + 1, -1, dtype=np.int64)
     evaluated[run_idx[retrieved]] = np.flatnonzero(retrieved)
-    topic = evaluated[run_topic]
-    within = known - run.offsets[run_topic]
-    keep = topic >= 0
-    keep[keep] = within[keep] < lengths[topic[keep]]
-    topic, within = topic[keep], within[keep]
-    grades = qrels.lookup(q_idx[topic], codes[known[keep]])
-    negative = (grades < 0) & (grades != MISSING)
-    found = np.where(grades == MISSING, NONPOOL, grades)
-    found[negative] = 0 if policies.negative == "nonrel" else UNJUDGED
-    packed[topic, within] = found
+    # a slice of rows at a time keeps the lookup's temporaries small on a mostly judged run
+    for lo in range(0, codes.size, _CHUNK):
+        known = np.flatnonzero(codes[lo:lo + _CHUNK] >= 0) + lo
+        run_topic = np.searchsorted(run.offsets, known, side="right") - 1
+        topic = evaluated[run_topic]
+        within = known - run.offsets[run_topic]
+        keep = topic >= 0
+        keep[keep] = within[keep] < lengths[topic[keep]]
+        topic, within = topic[keep], within[keep]
+        grades = qrels.lookup(q_idx[topic], codes[known[keep]])
+        negative = (grades < 0) & (grades != MISSING)
+        found = np.where(grades == MISSING, NONPOOL, grades)
+        found[negative] = 0 if policies.negative == "nonrel" else UNJUDGED
+        packed[topic, within] = found
     if policies.judged_only:
         # trec_eval -J drops documents outside the qrels but keeps pooled-unjudged ones (-1)
         packed, lengths = condense(packed, keep_pooled=True)

@@ -6,9 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from unjudged.data._strings import arrow_of, index_codes, numpy_of
+from unjudged.data._strings import arrow_of, index_codes
 
 
 @dataclass(eq=False)
@@ -21,7 +20,7 @@ class Qrels:
 
     Attributes:
         topics: topic ids in byte order.
-        docs: the qrels' document vocabulary (Arrow strings, code = position).
+        docs: the qrels' document vocabulary, in byte order (Arrow strings, code = position).
         tcode, dcode, group, grade: one entry per input line (after removing exact repeats).
         keys: sorted int64 keys ``topic_code * len(docs) + doc_code`` of the ad hoc view.
         key_grades: int32 grade per key.
@@ -39,6 +38,7 @@ class Qrels:
     topic_offsets: np.ndarray
     source: str = "<memory>"
     _topic_index: dict[str, int] | None = field(default=None, repr=False)
+    _doc_index: object = field(default=None, repr=False)
 
     @property
     def topic_index(self) -> dict[str, int]:
@@ -53,10 +53,22 @@ class Qrels:
         """Each topic's index in `topics` of these qrels, -1 where they lack it."""
         return index_codes(self.topic_index, topics)
 
-    def doc_codes(self, docno: pa.Array | pa.ChunkedArray) -> np.ndarray:
-        """Each string's code in the qrels vocabulary, -1 when the qrels never mention it."""
-        idx = pc.index_in(docno, value_set=self.docs)
-        return numpy_of(idx, null=np.int32(-1)).astype(np.int32, copy=False)
+    def doc_codes(self, docno: pa.Array | pa.ChunkedArray, prints: np.ndarray | None = None,
+                  hashed: bool = False) -> np.ndarray:
+        """Each string's code in the qrels vocabulary, -1 when the qrels never mention it.
+
+        `prints` may pass the strings' fingerprints (unjudged.data._strings.fingerprints);
+        `hashed` looks them up through a hash table instead (see VocabularyIndex.codes)."""
+        return self.doc_index().codes(docno, prints, hashed)
+
+    def doc_index(self):
+        """The lookup structure of `doc_codes`, built on first use (a reader builds it before
+        it reads a run, so that its temporaries never coexist with the run's)."""
+        if self._doc_index is None or self._doc_index.vocabulary is not self.docs:
+            from unjudged.data._lookup import VocabularyIndex
+
+            self._doc_index = VocabularyIndex(self.docs)
+        return self._doc_index
 
     def lookup(self, topic_codes: np.ndarray, doc_codes: np.ndarray) -> np.ndarray:
         """Grades of (topic, doc) pairs given as qrels codes; -(2**31) where not judged."""
@@ -104,7 +116,8 @@ class Qrels:
                      dcode=self.dcode[lines], group=self.group.filter(mask),
                      grade=self.grade[lines], keys=self.keys[keep],
                      key_grades=self.key_grades[keep], topic_offsets=offsets,
-                     source=self.source, _topic_index=self._topic_index)
+                     source=self.source, _topic_index=self._topic_index,
+                     _doc_index=self._doc_index)
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """{qid: {docno: grade}} of the ad hoc view."""

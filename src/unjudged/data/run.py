@@ -176,7 +176,7 @@ def _order_ties(tcode, score, docno, direction: str) -> np.ndarray | None:
     rows = np.flatnonzero(in_tie)
     starts = np.ones(n, dtype=bool)
     starts[1:] = ~eq
-    group = np.cumsum(starts)[rows]
+    group = np.cumsum(starts, dtype=index_type(n))[rows]
     tied_docs = docno.take(arrow_of(rows))
     keys = sort_keys(tied_docs)
     if keys is not None:  # short ids (most collections): integer keys, sorted in numpy

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import intern_topics, numpy_of
+from unjudged.data._strings import intern_topics, numpy_of, sorted_vocabulary
 from unjudged.data.qrels import Qrels
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import load_table
@@ -39,55 +39,65 @@ def read_qrels(source: Any) -> Qrels:
                            pa.array(list(cols[3]), pa.int64()), source="<dict>")
     if type(source).__name__ == "DataFrame":
         return _from_frame(source)
-    table, text, _ = load_table(source, _NAMES, QRELS_LAYOUT)
-    return build_qrels(table["qid"], table["group"], table["docno"], table["grade"],
-                       source=display_name(source), data=text)
+    table, text, _ = load_table(source, _NAMES, QRELS_LAYOUT, types={"grade": pa.int64()})
+    parts = _encode(table, display_name(source), text)
+    del table  # the topic and docno strings go before the sort below needs its memory
+    return _assemble(*parts, source=display_name(source), data=text)
 
 
 def build_qrels(qid, group, docno, grade, *, source: str, data: Any = None) -> Qrels:
     """Validate columns (Arrow arrays) and build the ad hoc view."""
-    if len(qid) == 0:
+    return _assemble(*_encode(pa.table({"qid": qid, "group": group, "docno": docno,
+                                        "grade": grade}), source, data),
+                     source=source, data=data)
+
+
+def _encode(table: pa.Table, source: str, data: Any):
+    """The strings of a qrels table as codes: (topics, tcode, docs, dcode, group, grades)."""
+    if table.num_rows == 0:
         raise InputError(source, f"no judgments, expected lines of `{QRELS_LAYOUT}`")
-    grades = _grades(grade, source, data)
-    topics, tcode = intern_topics(qid)
-    enc = pc.dictionary_encode(docno)
-    if isinstance(enc, pa.ChunkedArray):
-        enc = enc.combine_chunks()
-    docs = enc.dictionary
-    dcode = numpy_of(enc.indices).astype(np.int64)
-    gcodes = pc.dictionary_encode(group)
-    if isinstance(gcodes, pa.ChunkedArray):
-        gcodes = gcodes.combine_chunks()
-    gcode = numpy_of(gcodes.indices).astype(np.int64)
-    key = tcode.astype(np.int64) * len(docs) + dcode
-    _check_conflicts(key, gcode, grades, source, data, topics, docs, tcode, dcode)
-    order = np.lexsort((grades, key))
-    sk = key[order]
-    last = np.ones(sk.size, dtype=bool)
-    last[:-1] = sk[1:] != sk[:-1]
-    keys = sk[last]
-    key_grades = grades[order][last]  # the highest grade per (topic, doc): sorted ascending
-    counts = np.bincount(keys // max(len(docs), 1), minlength=len(topics))
-    offsets = np.zeros(len(topics) + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    if isinstance(group, pa.ChunkedArray):
-        group = group.combine_chunks()
-    return Qrels(topics=topics, docs=docs, tcode=tcode, dcode=dcode, group=group, grade=grades,
-                 keys=keys, key_grades=key_grades.astype(np.int32), topic_offsets=offsets,
-                 source=source)
+    grades = _grades(table["grade"], source, data)
+    topics, tcode = intern_topics(table["qid"])
+    docs, dcode = sorted_vocabulary(table["docno"])
+    group = table["group"]
+    group = group.combine_chunks() if isinstance(group, pa.ChunkedArray) else group
+    return topics, tcode, docs, dcode, group, grades
 
 
-def _check_conflicts(key, gcode, grades, source, data, topics, docs, tcode, dcode) -> None:
-    """The same (topic, group, doc) judged twice with different grades is an error."""
-    full = key * (int(gcode.max(initial=0)) + 1) + gcode
-    order = np.lexsort((grades, full))
-    sf, sg = full[order], grades[order]
-    clash = np.flatnonzero((sf[1:] == sf[:-1]) & (sg[1:] != sg[:-1]))
+def _assemble(topics, tcode, docs, dcode, group, grades, *, source: str, data: Any) -> Qrels:
+    """The ad hoc view: one key per (topic, document), with its highest grade.
+
+    One stable sort by (topic, document, group) serves both the check that no document is
+    judged twice under one group with different grades and the ad hoc view.
+    """
+    gcode = numpy_of(pc.dictionary_encode(group).indices)
+    width = int(gcode.max(initial=0)) + 1
+    full = tcode.astype(np.int64) * len(docs) + dcode
+    if width > 1:
+        full = full * width + gcode
+    order = np.argsort(full, kind="stable")
+    full = full[order]
+    sorted_grades = grades[order]
+    clash = np.flatnonzero((full[1:] == full[:-1]) & (sorted_grades[1:] != sorted_grades[:-1]))
     if clash.size:
         row = int(max(order[clash[0]], order[clash[0] + 1]))
         raise row_error(source, data, row,
                         f"document {docs[int(dcode[row])].as_py()!r} of topic "
                         f"{topics[tcode[row]]!r} is judged twice with different grades")
+    del order
+    if width > 1:
+        full //= width
+    first = np.ones(full.size, dtype=bool)
+    first[1:] = full[1:] != full[:-1]
+    starts = np.flatnonzero(first)
+    keys = full[starts]
+    del full, first
+    key_grades = np.maximum.reduceat(sorted_grades, starts).astype(np.int32)
+    counts = np.bincount(keys // max(len(docs), 1), minlength=len(topics))
+    offsets = np.zeros(len(topics) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return Qrels(topics=topics, docs=docs, tcode=tcode, dcode=dcode, group=group, grade=grades,
+                 keys=keys, key_grades=key_grades, topic_offsets=offsets, source=source)
 
 
 def _grades(column, path: str, data: Any) -> np.ndarray:

@@ -43,12 +43,17 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
     if _is_dataframe(source):
         return _from_frame(source, name, ties, qrels)
     include = ["qid", "docno", "score"] + (["rank"] if ties == "rank" else [])
+    if qrels is not None:
+        qrels.doc_index()
     table, text, head = load_table(source, _NAMES, RUN_LAYOUT, include=include, extra_ok=True,
                                    types={"score": pa.float64()})
     rank = table["rank"] if ties == "rank" else None
     name = name or _first_tag(head)
-    return build_run(table["qid"], table["docno"], table["score"], rank,
-                     name=name, source=display_name(source), ties=ties, data=text, qrels=qrels)
+    blocks = topic_blocks(table["qid"])
+    docno, score = table["docno"], table["score"]
+    del table  # the topic strings are not needed past this point
+    return build_run(None, docno, score, rank, name=name, source=display_name(source),
+                     ties=ties, data=text, qrels=qrels, blocks=blocks)
 
 
 def _first_tag(data: bytes) -> str:
@@ -93,19 +98,25 @@ def expand_paths(sources: Iterable[Any]) -> list[Any]:
 
 
 def build_run(qid, docno, score, rank=None, *, name: str, source: str,
-              ties: TieBreak = "trec_eval", data: Any = None, qrels: Qrels | None = None) -> Run:
+              ties: TieBreak = "trec_eval", data: Any = None, qrels: Qrels | None = None,
+              blocks: tuple | None = None) -> Run:
     """Validate columns (Arrow arrays) and put them in ranking order.
 
     `data` is the file's text, or a function returning it, used only to name a bad line. With
     `qrels`, the documents' codes in its vocabulary are looked up while the run is sorted.
+    `blocks` may give topic_blocks(qid) instead of `qid`, so a reader can free the topic
+    strings first.
     """
     file_score, key = _score_key(score, ties, source, data)
-    # a second thread looks the documents up in the qrels, or else fingerprints them, while
-    # this one interns topics and sorts (numpy and Arrow release the GIL)
+    # a second thread fingerprints the documents (and looks them up in the qrels) while this
+    # one interns topics and sorts (numpy and Arrow release the GIL)
+    # A long run looks its documents up by hash (the vocabulary's table is small beside it)
+    # and fingerprints them on this thread afterwards; a short one does both in the worker.
+    big = len(docno) > _BIG
     with ThreadPoolExecutor(max_workers=1) as pool:
-        codes = pool.submit(qrels.doc_codes, docno) if qrels is not None else None
-        prints = pool.submit(fingerprints, docno) if qrels is None else None
-        topics, tcode, starts, block_codes = topic_blocks(qid)
+        found = pool.submit(_prints_and_codes, docno, qrels, big)
+        topics, tcode, starts, block_codes = blocks if blocks is not None else topic_blocks(qid)
+        del qid, blocks
         ranks = _ranks(rank, source, data) if ties == "rank" else None
         order = ranking_order(tcode, key, docno, ranks, ties, blocks=(starts, block_codes))
         del key
@@ -114,9 +125,11 @@ def build_run(qid, docno, score, rank=None, *, name: str, source: str,
         np.cumsum(counts, out=offsets[1:])
         run = Run(name=name, topics=topics, offsets=offsets, file_docno=docno,
                   file_score=file_score, order=order, source=source)
-        fp = fingerprints(docno) if prints is None else prints.result()
+        mine = fingerprints(docno) if big and qrels is not None else None  # beside the lookup
+        fp, codes = found.result()
+        fp = mine if fp is None else fp
         if codes is not None:
-            run.doc_codes(qrels, codes.result())
+            run.doc_codes(qrels, codes)
     # a document twice in one topic: checked where each topic's rows are together, which for
     # the usual file is already the file's own order
     if starts.size == len(topics):
@@ -129,6 +142,19 @@ def build_run(qid, docno, score, rank=None, *, name: str, source: str,
     if dup is not None:
         raise _duplicate_error(dup, topics, (tcode, docno), source, data)
     return run
+
+
+_BIG = 1 << 22  # rows
+
+
+def _prints_and_codes(docno, qrels: Qrels | None, big: bool
+                      ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    if qrels is None:
+        return fingerprints(docno), None
+    if big:
+        return None, qrels.doc_codes(docno, hashed=True)
+    fp = fingerprints(docno)
+    return fp, qrels.doc_codes(docno, fp)
 
 
 def _duplicate_error(dup, topics, original, source, data) -> FormatError:

@@ -123,7 +123,7 @@ class Measure:
         return self.name
 
 
-_CHUNK = 1 << 19  # grade cells per kernel call
+_CHUNK = 1 << 16  # grade cells per kernel call: float temporaries of 512 kB, in cache
 
 
 def _fmt(v: Any) -> str:
