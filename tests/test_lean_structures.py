@@ -62,7 +62,8 @@ def test_duplicate_found_across_slices_of_different_widths(tmp_path):
     docs[4500] = "a-document-id-longer-than-one-word"
     path = tmp_path / "run.txt"
     path.write_text("".join(f"1 Q0 {d} {i + 1} {5000 - i} r\n" for i, d in enumerate(docs)))
-    with pytest.raises(FormatError, match=r"run.txt:4201: docno 'd00100' appears twice in topic '1'"):
+    with pytest.raises(FormatError,
+                       match=r"run.txt:4201: docno 'd00100' appears twice in topic '1'"):
         read_run(str(path))
 
 

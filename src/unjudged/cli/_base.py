@@ -54,6 +54,19 @@ def fail(message: str) -> None:
     sys.exit(2)
 
 
+def check_suffix(path: str | None, suffixes: tuple[str, ...], option: str,
+                 any_case: bool = False) -> None:
+    """A usage error unless `path` (when given) ends in one of `suffixes`."""
+    if path and not (path.lower() if any_case else path).endswith(suffixes):
+        either = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 \
+            else suffixes[0]
+        raise click.BadParameter(f"{path}: expected a file name ending in {either}",
+                                 param_hint=option)
+
+
+PLOT_SUFFIXES = (".png", ".pdf", ".svg")
+
+
 def write_output(text: str, path: str | None) -> None:
     """Write all of `text` to stdout or atomically to `path` (temp file + rename)."""
     if path is None or path == "-":

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import (MEASURES, lean_arrow, main, noting_missing_topics,
-                                policy_options, progress, write_output)
+from unjudged.cli._base import (MEASURES, PLOT_SUFFIXES, check_suffix, lean_arrow, main,
+                                noting_missing_topics, policy_options, progress, write_output)
 
 
 @main.command("compare-qrels")
@@ -39,11 +39,7 @@ def compare_qrels_cmd(orig_path, new_path, runs, measures, complete, rel_level, 
     unjudged compare-qrels --orig qrels-rnd1.txt --new qrels-extended.txt runs/ \\
         -m P@5 -m nDCG@10 -m Bpref -m AP --plot ranks.png
     """
-    from unjudged.report.compare import PLOT_TYPES
-
-    if plot_path and not plot_path.lower().endswith(PLOT_TYPES):
-        raise click.BadParameter(f"{plot_path}: expected a file name ending in "
-                                 f"{', '.join(PLOT_TYPES)}", param_hint="--plot")
+    check_suffix(plot_path, PLOT_SUFFIXES, "--plot", any_case=True)
     lean_arrow()
     from unjudged.compare import compare_qrels
     from unjudged.io import read_qrels

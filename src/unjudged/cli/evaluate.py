@@ -8,9 +8,9 @@ import tempfile
 
 import click
 
-from unjudged.cli._base import (FORMATS, B, MEASURES, POINT, PRIOR, SEED,
-                                executor_from_options, executor_options, lean_arrow,
-                                noting_missing_topics, policy_options, progress, main,
+from unjudged.cli._base import (B, FORMATS, MEASURES, PLOT_SUFFIXES, POINT, PRIOR, SEED,
+                                check_suffix, executor_from_options, executor_options, lean_arrow,
+                                main, noting_missing_topics, policy_options, progress,
                                 write_output)
 from unjudged.cli.matrix import ALPHA, PAIRED_TESTS
 
@@ -140,11 +140,8 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
         chosen = check_methods(m.strip() for m in methods.split(",") if m.strip())
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--methods") from None
-    for path, kinds in ((samples_path, (".parquet", ".npz")), (plot_path, (".png", ".pdf",
-                                                                             ".svg"))):
-        if path and not path.endswith(kinds):
-            raise click.BadParameter(f"{path}: expected a file name ending in "
-                                     f"{' or '.join(kinds)}")
+    check_suffix(samples_path, (".parquet", ".npz"), "--samples")
+    check_suffix(plot_path, PLOT_SUFFIXES, "--plot")
     if (samples_path or plot_path or truth_path) and "bootstrap" not in chosen:
         raise click.BadParameter("--samples, --plot and --fit-truth need the bootstrap method",
                                  param_hint="--methods")

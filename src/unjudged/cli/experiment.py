@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import (B, MEASURES, POINT, SEED, executor_from_options,
-                                executor_options, lean_arrow, main, write_output)
+from unjudged.cli._base import (B, MEASURES, PLOT_SUFFIXES, POINT, SEED, check_suffix,
+                                executor_from_options, executor_options, lean_arrow, main,
+                                write_output)
 
 
 @main.group("experiment")
@@ -61,12 +62,10 @@ def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction
         chosen = check_strategies([s.strip() for s in strategies.split(",") if s.strip()])
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--strategies") from None
-    if details_path and not details_path.endswith((".csv", ".tsv", ".jsonl", ".parquet")):
-        raise click.BadParameter(f"{details_path}: expected .csv, .tsv, .jsonl or .parquet",
-                                 param_hint="--details")
-    if plot_path and not plot_path.endswith((".png", ".pdf", ".svg")):
-        raise click.BadParameter(f"{plot_path}: expected .png, .pdf or .svg",
-                                 param_hint="--plot")
+    from unjudged.report.rows import TABLE_SUFFIXES
+
+    check_suffix(details_path, TABLE_SUFFIXES, "--details")
+    check_suffix(plot_path, PLOT_SUFFIXES, "--plot")
     ms = parse_measures(list(measures))
     groups = read_groups(groups_path)
     q = read_qrels(qrels)

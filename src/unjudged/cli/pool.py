@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import lean_arrow, main, write_output
+from unjudged.cli._base import (PLOT_SUFFIXES, check_suffix, lean_arrow, main, write_output)
 
 _TIES = click.option(
     "--ties", type=click.Choice(["file", "trec_eval", "docno", "rank"]), default="file",
@@ -108,9 +108,7 @@ def coverage_cmd(qrels, runs, bands, pool_depth, unjudged_out, plot_path, ties, 
     from unjudged.pooling import pool_lines
     from unjudged.report.pools import coverage_table
 
-    if plot_path and not plot_path.endswith((".png", ".pdf", ".svg")):
-        raise click.BadParameter(f"{plot_path}: expected a .png, .pdf or .svg file name",
-                                 param_hint="--plot")
+    check_suffix(plot_path, PLOT_SUFFIXES, "--plot")
     q = read_qrels(qrels)
     cov = coverage(read_runs(runs, ties=ties, qrels=q), q, bands)
     depth = pool_depth or bands[0][1]

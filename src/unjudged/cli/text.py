@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import main, write_output
+from unjudged.cli._base import (PLOT_SUFFIXES, check_suffix, main, write_output)
 
 _FORMATS = ("trectext", "jsonl", "tsv", "smart", "npl")  # unjudged.text.FORMATS, kept light
 _ROW_FORMATS = ("table", "tsv", "csv", "jsonl")
@@ -165,14 +165,9 @@ def diversity_sampling_cmd(qrels, runs, corpus, levels, repetitions, seed, refer
     from unjudged.measures.divergence import parse_divergence
     from unjudged.report.rows import render_rows
 
-    if plot_path and not plot_path.endswith((".png", ".pdf", ".svg")):
-        raise click.BadParameter(f"{plot_path}: expected .png, .pdf or .svg",
-                                 param_hint="--plot")
-    details_fmt = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl"}.get(
-        details_path[details_path.rfind("."):] if details_path else "")
-    if details_path and details_fmt is None:
-        raise click.BadParameter(f"{details_path}: expected .csv, .tsv or .jsonl",
-                                 param_hint="--details")
+    check_suffix(plot_path, PLOT_SUFFIXES, "--plot")
+    check_suffix(details_path, (".csv", ".tsv", ".jsonl"), "--details")
+    details_fmt = details_path[details_path.rfind(".") + 1:] if details_path else None
     refs = [m.strip() for m in reference.split(",") if m.strip()]
     divs = [m.strip() for m in divergence.split(",") if m.strip()]
     parse_measures(refs)  # bad names fail before the corpus is read

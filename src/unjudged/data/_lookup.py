@@ -14,12 +14,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import arrow_of, fingerprints, numpy_of, string_lengths
+from unjudged.data._strings import (arrow_of, fingerprints, numpy_of, string_lengths,
+                                    string_offsets)
 
 # an odd multiplier is a bijection on 64-bit words, and spreads a short docno's bytes (which
 # are its fingerprint) over the high bits the directory is indexed by
 _SPREAD = np.uint64(0x9E3779B97F4A7C15)
 _STEP = 1 << 15  # strings per lookup slice: small temporaries, in cache
+_HASHED_ABOVE = 1 << 22  # strings per column
 
 
 class VocabularyIndex:
@@ -41,20 +43,19 @@ class VocabularyIndex:
         self._start = np.searchsorted(self._sorted >> self._shift, slots).astype(np.int32)
         vocab = vocabulary.combine_chunks() if isinstance(vocabulary, pa.ChunkedArray) \
             else vocabulary
-        if pa.types.is_large_string(vocab.type):
-            vocab = vocab.cast(pa.string())
-        # the strings' own offsets (a view, no copy): lengths of matched codes come from them
-        self._ends = np.frombuffer(vocab.buffers()[1], dtype=np.int32, count=len(vocab) + 1,
-                                   offset=vocab.offset * 4) if len(vocab) else np.zeros(1, np.int32)
-        self._vocab = vocab
+        self._ends = string_offsets(vocab)  # lengths of matched codes come from these
 
-    def codes(self, column: pa.Array | pa.ChunkedArray, prints: np.ndarray | None = None,
-              hashed: bool = False) -> np.ndarray:
+    def by_hash(self, rows: int) -> bool:
+        """Whether `codes` looks `rows` strings up through Arrow's hash table: when the
+        vocabulary has a fingerprint collision, and on columns so long that the table's memory
+        is small beside them and its speed wins."""
+        return not self._exact or rows > _HASHED_ABOVE
+
+    def codes(self, column: pa.Array | pa.ChunkedArray,
+              prints: np.ndarray | None = None) -> np.ndarray:
         """Each string's code (int32), -1 when the vocabulary lacks it. `prints` may pass the
-        column's fingerprints when they are known already; `hashed` uses Arrow's hash lookup
-        instead (faster on columns many times longer than the vocabulary, where its table's
-        memory does not matter)."""
-        if hashed or not self._exact:
+        column's fingerprints when they are known already (not needed when `by_hash`)."""
+        if self.by_hash(len(column)):
             return numpy_of(pc.index_in(column, value_set=self.vocabulary),
                             null=np.int32(-1)).astype(np.int32, copy=False)
         prints = fingerprints(column) if prints is None else prints

@@ -103,16 +103,20 @@ def fingerprints(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     return out
 
 
+def string_offsets(arr: pa.Array) -> np.ndarray:
+    """The offsets of a string array's values (a view, no copy): string i is bytes
+    offsets[i]:offsets[i+1] of its data buffer. int32, or int64 for large strings."""
+    kind = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    if len(arr) == 0:
+        return np.zeros(1, dtype=kind)
+    return np.frombuffer(arr.buffers()[1], dtype=kind, count=len(arr) + 1,
+                         offset=arr.offset * np.dtype(kind).itemsize)
+
+
 def string_lengths(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     """Each string's length in bytes (int32), from the offsets alone."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    parts = []
-    for c in chunks:
-        if len(c):
-            kind = np.int64 if pa.types.is_large_string(c.type) else np.int32
-            offsets = np.frombuffer(c.buffers()[1], dtype=kind, count=len(c) + 1,
-                                    offset=c.offset * np.dtype(kind).itemsize)
-            parts.append(np.diff(offsets).astype(np.int32, copy=False))
+    parts = [np.diff(string_offsets(c)).astype(np.int32, copy=False) for c in chunks]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
 
 
@@ -122,7 +126,7 @@ def _byte_matrix(arr: pa.Array, width: int | None = None) -> tuple[np.ndarray, n
     `width` defaults to the longest string rounded up to whole 8-byte words."""
     if arr.type == pa.large_string():
         arr = arr.cast(pa.string())
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    offsets = string_offsets(arr)
     data = arr.buffers()[2]
     buf = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size \
         else np.zeros(1, np.uint8)  # all strings empty

@@ -53,13 +53,12 @@ class Qrels:
         """Each topic's index in `topics` of these qrels, -1 where they lack it."""
         return index_codes(self.topic_index, topics)
 
-    def doc_codes(self, docno: pa.Array | pa.ChunkedArray, prints: np.ndarray | None = None,
-                  hashed: bool = False) -> np.ndarray:
+    def doc_codes(self, docno: pa.Array | pa.ChunkedArray,
+                  prints: np.ndarray | None = None) -> np.ndarray:
         """Each string's code in the qrels vocabulary, -1 when the qrels never mention it.
 
-        `prints` may pass the strings' fingerprints (unjudged.data._strings.fingerprints);
-        `hashed` looks them up through a hash table instead (see VocabularyIndex.codes)."""
-        return self.doc_index().codes(docno, prints, hashed)
+        `prints` may pass the strings' fingerprints (unjudged.data._strings.fingerprints)."""
+        return self.doc_index().codes(docno, prints)
 
     def doc_index(self):
         """The lookup structure of `doc_codes`, built on first use (a reader builds it before

@@ -40,9 +40,10 @@ def read_qrels(source: Any) -> Qrels:
     if type(source).__name__ == "DataFrame":
         return _from_frame(source)
     table, text, _ = load_table(source, _NAMES, QRELS_LAYOUT, types={"grade": pa.int64()})
-    parts = _encode(table, display_name(source), text)
+    name = display_name(source)
+    parts = _encode(table, name, text)
     del table  # the topic and docno strings go before the sort below needs its memory
-    return _assemble(*parts, source=display_name(source), data=text)
+    return _assemble(*parts, source=name, data=text)
 
 
 def build_qrels(qid, group, docno, grade, *, source: str, data: Any = None) -> Qrels:

@@ -108,13 +108,12 @@ def build_run(qid, docno, score, rank=None, *, name: str, source: str,
     strings first.
     """
     file_score, key = _score_key(score, ties, source, data)
-    # a second thread fingerprints the documents (and looks them up in the qrels) while this
-    # one interns topics and sorts (numpy and Arrow release the GIL)
-    # A long run looks its documents up by hash (the vocabulary's table is small beside it)
-    # and fingerprints them on this thread afterwards; a short one does both in the worker.
-    big = len(docno) > _BIG
+    # A second thread looks the documents up in the qrels while this one interns topics and
+    # sorts (numpy and Arrow release the GIL). The duplicate check below needs fingerprints:
+    # the worker computes them first when its lookup uses them too, else this thread does.
+    hashed = qrels is not None and qrels.doc_index().by_hash(len(docno))
     with ThreadPoolExecutor(max_workers=1) as pool:
-        found = pool.submit(_prints_and_codes, docno, qrels, big)
+        found = pool.submit(_prints_and_codes, docno, qrels, not hashed)
         topics, tcode, starts, block_codes = blocks if blocks is not None else topic_blocks(qid)
         del qid, blocks
         ranks = _ranks(rank, source, data) if ties == "rank" else None
@@ -125,7 +124,7 @@ def build_run(qid, docno, score, rank=None, *, name: str, source: str,
         np.cumsum(counts, out=offsets[1:])
         run = Run(name=name, topics=topics, offsets=offsets, file_docno=docno,
                   file_score=file_score, order=order, source=source)
-        mine = fingerprints(docno) if big and qrels is not None else None  # beside the lookup
+        mine = fingerprints(docno) if hashed else None
         fp, codes = found.result()
         fp = mine if fp is None else fp
         if codes is not None:
@@ -144,17 +143,10 @@ def build_run(qid, docno, score, rank=None, *, name: str, source: str,
     return run
 
 
-_BIG = 1 << 22  # rows
-
-
-def _prints_and_codes(docno, qrels: Qrels | None, big: bool
+def _prints_and_codes(docno, qrels: Qrels | None, prints: bool
                       ) -> tuple[np.ndarray | None, np.ndarray | None]:
-    if qrels is None:
-        return fingerprints(docno), None
-    if big:
-        return None, qrels.doc_codes(docno, hashed=True)
-    fp = fingerprints(docno)
-    return fp, qrels.doc_codes(docno, fp)
+    fp = fingerprints(docno) if prints else None
+    return fp, (qrels.doc_codes(docno, fp) if qrels is not None else None)
 
 
 def _duplicate_error(dup, topics, original, source, data) -> FormatError:

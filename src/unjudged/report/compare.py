@@ -12,8 +12,6 @@ import numpy as np
 from unjudged.compare import RUN_KEYS, SUMMARY_KEYS, QrelsComparison
 from unjudged.report.rows import render_rows
 
-PLOT_TYPES = (".png", ".pdf", ".svg")
-
 
 def render_comparison(cmp: QrelsComparison, fmt: str = "table", *, top: int = 5,
                       per_run: bool = False) -> str:
