@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 import unjudged.measures._spec as spec
-from unjudged.data._strings import sort_keys, topic_blocks
+from unjudged.data._strings import topic_blocks
 from unjudged.data.examples import example_paths
 from unjudged.data.judged import judge
 from unjudged.errors import FormatError
@@ -65,13 +65,6 @@ def test_ranking_matches_python_sort(tmp_path, ties, layout, long_ids):
     assert run.topics == ["1", "10", "2", "3"]
     assert _ranking(run) == _expected(lines, ties)
     assert np.all(np.diff(run.score[run.offsets[0]:run.offsets[1]]) <= 0)
-
-
-def test_sort_keys_follow_byte_order():
-    words = ["b", "ab", "abc", "a", "", "zzzzzzzz", "Z", "a b"]
-    keys = sort_keys(pa.array(words))
-    assert [w for _, w in sorted(zip(keys.tolist(), words))] == sorted(words)
-    assert sort_keys(pa.array(["short", "longer than eight"])) is None
 
 
 def test_topic_blocks_merge_across_chunks():

@@ -1,11 +1,15 @@
 """The memory-lean structures give exactly what the plain ways give.
 
 Fingerprints depend on the string alone, the vocabulary index finds exactly what Arrow's
-index_in finds, the sorted vocabulary is what dictionary encoding gives (in byte order), and
-the pool's sorted grades are what sorting each topic's grades gives.
+index_in finds, the sorted vocabulary is what dictionary encoding gives (in byte order), the
+pool's sorted grades are what sorting each topic's grades gives, and the numpy string helpers
+that keep `unjudged eval` off Arrow's compute kernels agree with plain Python.
 """
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -15,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unjudged.data._lookup import VocabularyIndex
-from unjudged.data._strings import fingerprints, numpy_of, sorted_vocabulary
+from unjudged.data._strings import (byte_rows, fingerprints, intern_topics, numpy_of,
+                                    sorted_vocabulary, topic_blocks)
 from unjudged.data.judged import Pool
 from unjudged.errors import FormatError
 from unjudged.io import read_qrels, read_run
@@ -100,3 +105,97 @@ def test_pool_grades_are_each_topics_grades_sorted(negative, topics, data):
         row = pool.sorted_grades[i]
         assert row[: len(kept)].tolist() == kept and (row[len(kept):] == -1).all()
         assert pool.num_unjudged[i] == sum(g < 0 for g in grades)
+
+
+def _layouts(values: list[str]):
+    """The same strings as one array, as chunks, as a slice of a longer array, as
+    large_string: the helpers read buffers directly, so each layout is its own case."""
+    yield pa.array(values, pa.string())
+    yield pa.chunked_array([pa.array(values[:3], pa.string()), pa.array([], pa.string()),
+                            pa.array(values[3:], pa.string())])
+    yield pa.array(["pad"] + values + ["pad"], pa.string()).slice(1, len(values))
+    yield pa.array(values, pa.large_string())
+
+
+@given(st.lists(_IDS, min_size=1, max_size=40))
+@settings(max_examples=60, deadline=None)
+def test_sorted_vocabulary_in_every_layout(values):
+    distinct = sorted(set(values), key=lambda s: s.encode())
+    for column in _layouts(values):
+        docs, codes = sorted_vocabulary(column)
+        assert docs.to_pylist() == distinct
+        assert [distinct[c] for c in codes] == values
+
+
+@pytest.mark.parametrize("value", ["0", "", "Q0-long-iteration-value"])
+def test_sorted_vocabulary_of_one_repeated_value(value):
+    for column in _layouts([value] * 7):
+        docs, codes = sorted_vocabulary(column)
+        assert docs.to_pylist() == [value] and codes.tolist() == [0] * 7
+
+
+def test_sorted_vocabulary_beyond_the_matrix_limit_sorts_with_arrow(monkeypatch):
+    import unjudged.data._strings as strings
+
+    monkeypatch.setattr(strings, "_MATRIX_BYTES", 8)
+    docs, codes = sorted_vocabulary(pa.array(["b", "a", "b", "ab\x00"]))
+    assert docs.to_pylist() == ["a", "ab\x00", "b"] and codes.tolist() == [2, 0, 2, 1]
+
+
+@given(st.lists(_IDS, min_size=1, max_size=40), st.data())
+@settings(max_examples=60, deadline=None)
+def test_byte_rows_of_chosen_rows(values, data):
+    rows = data.draw(st.lists(st.integers(0, len(values) - 1), max_size=20))
+    for column in _layouts(values):
+        mat, lengths = byte_rows(column, np.array(rows, dtype=np.int64))
+        assert mat.shape[1] % 8 == 0
+        got = [bytes(mat[i, : lengths[i]]) for i in range(len(rows))]
+        assert got == [values[r].encode() for r in rows]
+        assert not mat[np.arange(mat.shape[1]) >= lengths[:, None]].any()  # zero padding
+
+
+def test_topics_interned_through_dictionaries_as_through_strings():
+    values = ["10", "2", "2", "301", "10", "\u00e9", "2"]
+    plain = intern_topics(pa.array(values))
+    chunked = pa.chunked_array([pa.array(values[:4]).dictionary_encode(),
+                                pa.array(values[4:]).dictionary_encode()])
+    assert plain[0] == ["10", "2", "301", "\u00e9"] == intern_topics(chunked)[0]
+    assert plain[1].tolist() == intern_topics(chunked)[1].tolist() == [0, 1, 1, 2, 0, 3, 1]
+    topics, codes, starts, block_codes = topic_blocks(chunked)
+    assert starts.tolist() == [0, 1, 3, 4, 5, 6] and block_codes.tolist() == [0, 1, 2, 0, 3, 1]
+    assert topic_blocks(pa.array(values))[2].tolist() == starts.tolist()
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "docno"])
+@given(st.lists(st.sampled_from(["clueweb09-en0000-00-00000", "clueweb09-en0000-00-00001",
+                                 "clueweb09-en0000-00-0000", "d1", "d10", "d2", "b\u00e9",
+                                 "be", "clueweb09-en0000-00-00001z"]),
+                min_size=1, max_size=9, unique=True), st.data())
+@settings(max_examples=40, deadline=None)
+def test_tied_documents_ordered_by_their_bytes(ties, docs, data):
+    scores = data.draw(st.lists(st.sampled_from([1.0, 2.0]), min_size=len(docs),
+                                max_size=len(docs)))
+    run = read_run({"q": dict(zip(docs, scores))}, ties=ties)
+    descending = ties == "trec_eval"
+    expected = sorted(docs, key=lambda d: d.encode(), reverse=descending)
+    expected = sorted(expected, key=lambda d: -scores[docs.index(d)])  # stable: ties stay
+    assert run.docno.to_pylist() == expected
+
+
+def test_eval_on_plain_files_needs_no_arrow_compute(tmp_path):
+    # importing pyarrow.compute costs 9 MB of peak memory; `unjudged eval` on ordinary files
+    # must not need it (see unjudged.data._strings)
+    (tmp_path / "qrels").write_text("1 0 clueweb-long-doc-a 1\n1 0 d2 0\n2 0 d3 2\n")
+    (tmp_path / "run").write_text("1 Q0 d2 1 3.0 r\n1 Q0 clueweb-long-doc-a 2 3.0 r\n"
+                                  "1 Q0 dx 3 1.0 r\n2 Q0 d3 1 1.0 r\n")
+    probe = ("import sys; from unjudged.cli import main\n"
+             "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+             "print('compute' if 'pyarrow._compute' in sys.modules else 'lean')")
+    out = subprocess.run([sys.executable, "-c", probe, "eval", str(tmp_path / "qrels"),
+                          str(tmp_path / "run"), "-m", "AP", "-m", "nDCG@10", "-m", "Bpref",
+                          "-m", "Judged@10", "--format", "tsv"],
+                         capture_output=True, text=True, check=True).stdout
+    # topic 1: d2 and the long id tie, and d2 ranks first (docno descending): AP 1/2
+    assert out.splitlines()[1:] == ["r\tall\tAP\t0.7500", "r\tall\tnDCG@10\t0.8155",
+                                    "r\tall\tBpref\t0.5000", "r\tall\tJudged@10\t0.8333",
+                                    "lean"]

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from unjudged.data._strings import (arrow_of, fingerprints, numpy_of, string_lengths,
+from unjudged.data._strings import (byte_rows, fingerprints, numpy_of, string_lengths,
                                     string_offsets)
 
 # an odd multiplier is a bijection on 64-bit words, and spreads a short docno's bytes (which
@@ -56,6 +55,8 @@ class VocabularyIndex:
         """Each string's code (int32), -1 when the vocabulary lacks it. `prints` may pass the
         column's fingerprints when they are known already (not needed when `by_hash`)."""
         if self.by_hash(len(column)):
+            import pyarrow.compute as pc  # only here: see unjudged.data._strings
+
             return numpy_of(pc.index_in(column, value_set=self.vocabulary),
                             null=np.int32(-1)).astype(np.int32, copy=False)
         prints = fingerprints(column) if prints is None else prints
@@ -91,6 +92,7 @@ class VocabularyIndex:
         out[rows[wrong]] = -1
         long = rows[~wrong & (own > 8)]
         if long.size:
-            mine = column.take(arrow_of(long + lo))
-            theirs = self.vocabulary.take(arrow_of(out[long]))
-            out[long[~numpy_of(pc.equal(mine, theirs)).astype(bool)]] = -1
+            width = -(-int(own.max()) // 8) * 8
+            mine, _ = byte_rows(column, long + lo, width)
+            theirs, _ = byte_rows(self.vocabulary, out[long], width)
+            out[long[(mine != theirs).any(axis=1)]] = -1

@@ -1,10 +1,16 @@
-"""Vectorised helpers on Arrow string arrays: topic interning and duplicate detection."""
+"""Vectorised helpers on Arrow string arrays: topic interning and duplicate detection.
+
+What `unjudged eval` needs on plain files is done here with numpy on the arrays' buffers, not
+with Arrow's compute functions: importing pyarrow.compute registers every Arrow kernel, 9 MB of
+a process that otherwise needs little more than its inputs (10 Robust-sized runs: 118 MB peak
+with it, pytrec_eval's 103 MB is the yardstick). Only other inputs (DataFrames, dicts, huge
+vocabularies) and rarer paths import it.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
@@ -56,24 +62,109 @@ _NUMPY_TYPES = {"double": "float64", "float": "float32", "int64": "int64", "int3
 
 
 def intern_topics(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.ndarray]:
-    """Topic ids sorted by byte order (trec_eval's strcmp) and each row's index into them."""
-    encoded = pc.dictionary_encode(column)
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
-    names = encoded.dictionary.to_pylist()
-    order = sorted(range(len(names)), key=lambda i: names[i].encode())
-    rank = np.empty(len(names), dtype=np.int32)
-    rank[order] = np.arange(len(names), dtype=np.int32)
-    codes = rank[numpy_of(encoded.indices)]
-    return [names[i] for i in order], codes
+    """Topic ids sorted by byte order (trec_eval's strcmp) and each row's int32 index into them.
+
+    A dictionary column (as the readers ask Arrow's CSV parser for) is interned through its
+    dictionaries, which are small; a string column through sorted_vocabulary."""
+    if not pa.types.is_dictionary(column.type):
+        vocab, codes = sorted_vocabulary(column)
+        return vocab.to_pylist(), codes
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    local = [c.dictionary.to_pylist() for c in chunks]
+    names = sorted({n for names in local for n in names}, key=str.encode)
+    index = {n: i for i, n in enumerate(names)}
+    parts = [np.array([index[n] for n in names_c], dtype=np.int32)[numpy_of(c.indices)]
+             if len(c) else np.zeros(0, dtype=np.int32) for c, names_c in zip(chunks, local)]
+    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+    return names, codes
+
+
+# sorted_vocabulary sorts a matrix of the strings' bytes up to this size, beyond it Arrow sorts
+_MATRIX_BYTES = 1 << 26
 
 
 def sorted_vocabulary(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:
     """(the distinct strings in byte order, each row's int32 index into them).
 
     By sorting rather than hashing: a hash table over a few hundred thousand distinct docnos
-    needs several times the memory of the strings, a sort needs one index array.
+    needs several times the memory of the strings, a sort needs one index array. The strings
+    are sorted as rows of big-endian 64-bit words (zero-padded) and then by length, which is
+    byte order exactly.
     """
+    lengths = string_lengths(column)
+    n = lengths.size
+    if n and _all_equal(column, lengths):  # e.g. the iteration column of ad hoc qrels
+        first = column[0:1]
+        first = first.combine_chunks() if isinstance(first, pa.ChunkedArray) else first
+        return first, np.zeros(n, dtype=np.int32)
+    width = _word_width(lengths)
+    if n * width > _MATRIX_BYTES:
+        return _sorted_vocabulary_arrow(column)
+    mat, lengths = byte_rows(column, width=width)
+    words = mat.view(np.uint64)
+    words.byteswap(inplace=True)  # big-endian words compare as the bytes do
+    if words.shape[1] == 1 and not _has_nul(mat, lengths):
+        order = np.argsort(words[:, 0])  # equal words are then equal strings
+    else:
+        order = np.lexsort((lengths, *(words[:, j] for j in reversed(range(words.shape[1])))))
+    ordered = words[order]
+    new = np.ones(n, dtype=bool)
+    if n > 1:
+        new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+        new[1:] |= np.diff(lengths[order]) != 0
+    del ordered
+    codes = np.empty(n, dtype=np.int32)
+    codes[order] = np.cumsum(new, dtype=np.int32) - 1
+    keep = order[new]
+    del order, new
+    words.byteswap(inplace=True)
+    return strings_of_rows(mat[keep], lengths[keep]), codes
+
+
+def _all_equal(column: pa.ChunkedArray | pa.Array, lengths: np.ndarray) -> bool:
+    """Whether every string of the column is the same (checked on the bytes)."""
+    if np.any(lengths != lengths[0]):
+        return False
+    size = int(lengths[0])
+    if size == 0:
+        return True
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    first = None
+    for c in chunks:
+        if not len(c):
+            continue
+        ends = string_offsets(c)
+        text = np.frombuffer(c.buffers()[2], dtype=np.uint8)[ends[0] : ends[-1]]
+        rows = text.reshape(len(c), size)
+        first = rows[0].copy() if first is None else first
+        if not np.array_equal(rows, np.broadcast_to(first, rows.shape)):
+            return False
+    return True
+
+
+def _has_nul(mat: np.ndarray, lengths: np.ndarray) -> bool:
+    """Whether some string holds a NUL byte (then zero padding alone cannot order it)."""
+    zero = mat == 0
+    return bool(np.any(zero & (np.arange(mat.shape[1]) < lengths[:, None])))
+
+
+def strings_of_rows(mat: np.ndarray, lengths: np.ndarray) -> pa.Array:
+    """An Arrow string array of each row's first `lengths` bytes (rows from byte_rows)."""
+    data = mat[np.arange(mat.shape[1]) < lengths[:, None]]  # row-major: strings end to end
+    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    kind = pa.string()
+    if offsets[-1] < 2**31:
+        offsets = offsets.astype(np.int32)
+    else:
+        kind = pa.large_string()
+    return pa.Array.from_buffers(kind, lengths.size,
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def _sorted_vocabulary_arrow(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:
+    import pyarrow.compute as pc  # see the module's docstring
+
     order = pc.sort_indices(column)
     ordered = column.take(order)
     if isinstance(ordered, pa.ChunkedArray):
@@ -120,24 +211,76 @@ def string_lengths(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
 
 
-def _byte_matrix(arr: pa.Array, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(rows x width uint8 matrix of each string's bytes, zero-padded; lengths).
+def _word_width(lengths: np.ndarray) -> int:
+    """The longest length rounded up to whole 8-byte words (at least one word)."""
+    return max(8, -(-int(lengths.max(initial=1)) // 8) * 8)
+
+
+def _byte_matrix(arr: pa.Array, width: int | None = None, rows: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(rows x width uint8 matrix of each string's bytes, zero-padded; lengths), of all the
+    strings of `arr` or of those at `rows`.
 
     `width` defaults to the longest string rounded up to whole 8-byte words."""
-    if arr.type == pa.large_string():
-        arr = arr.cast(pa.string())
     offsets = string_offsets(arr)
     data = arr.buffers()[2]
     buf = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size \
         else np.zeros(1, np.uint8)  # all strings empty
-    lengths = np.diff(offsets)
+    if rows is None:
+        starts, lengths = offsets[:-1], np.diff(offsets)
+    else:
+        starts = offsets[rows]
+        lengths = offsets[rows + 1] - starts
     if width is None:
-        width = max(8, int(-(-int(lengths.max(initial=1)) // 8) * 8))
-    cols = np.arange(width, dtype=np.int32)
-    pos = offsets[:-1, None] + cols  # int32: Arrow string offsets are 32-bit
+        width = _word_width(lengths)
+    cols = np.arange(width, dtype=offsets.dtype)
+    pos = starts[:, None] + cols  # 32-bit for Arrow's string type, 64-bit for large_string
     np.minimum(pos, max(buf.size - 1, 0), out=pos)
     mat = buf[pos]
     mat[cols[None, :] >= lengths[:, None]] = 0
+    return mat, lengths
+
+
+def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None,
+              width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(matrix, int64 lengths) of the strings at `rows` of `column` (all when None): row i
+    holds string i's bytes, zero-padded to `width` bytes (default: the longest string, rounded
+    up to whole 8-byte words, so that the matrix can be viewed as 64-bit words).
+
+    Works through chunks and slices of 32k strings, so the temporary index matrix stays small.
+    """
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    bounds = np.cumsum([0] + [len(c) for c in chunks])
+    if rows is None:
+        picks = [(c, None, bounds[i]) for i, c in enumerate(chunks)]
+        total = int(bounds[-1])
+    else:
+        rows = np.asarray(rows, dtype=np.int64)
+        which = np.searchsorted(bounds, rows, side="right") - 1
+        picks = [(c, np.flatnonzero(which == i), bounds[i]) for i, c in enumerate(chunks)]
+        total = rows.size
+    lengths = np.zeros(total, dtype=np.int64)
+    spans = []
+    for c, sel, base in picks:
+        ends = string_offsets(c)
+        if sel is None:
+            part = np.arange(int(base), int(base) + len(c))
+            lengths[part] = np.diff(ends)
+            spans.append((c, part, None))
+        elif sel.size:
+            local = rows[sel] - base
+            lengths[sel] = ends[local + 1] - ends[local]
+            spans.append((c, sel, local))
+    width = _word_width(lengths) if width is None else width
+    mat = np.zeros((total, width), dtype=np.uint8)
+    step = 1 << 15
+    for c, out_rows, local in spans:
+        for a in range(0, out_rows.size, step):
+            at = out_rows[a : a + step]
+            if local is None:
+                mat[at], _ = _byte_matrix(c.slice(a, at.size), width)
+            else:
+                mat[at], _ = _byte_matrix(c, width, local[a : a + step])
     return mat, lengths
 
 
@@ -157,44 +300,38 @@ def _fingerprint_chunk(arr: pa.Array) -> np.ndarray:
     return h
 
 
-def sort_keys(column: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
-    """Integers that sort like the strings (byte order), or None if some string is longer
-    than 8 bytes (the first 8 bytes, big-endian and zero-padded, then no longer decide)."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-    mat, lengths = _byte_matrix(column, 8)
-    if lengths.size and lengths.max() > 8:
-        return None
-    return np.ascontiguousarray(mat).view(">u8").ravel().astype(np.uint64)
-
-
 def topic_blocks(column: pa.ChunkedArray | pa.Array
                  ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Intern topic ids through their runs of equal values: (topics, codes per row, block
     starts, block codes).
 
     A run file lists each topic's lines together, so a 7-million-line run has a few thousand
-    blocks; only those are hashed, not every row.
+    blocks. A dictionary column (what the run reader asks Arrow for) is interned through its
+    small dictionaries; a string column is run-length encoded first, so that only the blocks'
+    values are hashed, not every row.
     """
     n = len(column)
-    if n == 0:
+    if n == 0 or pa.types.is_dictionary(column.type):
         topics, codes = intern_topics(column)
+    else:
+        import pyarrow.compute as pc  # see the module's docstring
+
+        encoded = pc.run_end_encode(column)
+        chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+        ends, values, base = [], [], 0
+        for c in chunks:
+            ends.append(numpy_of(c.run_ends).astype(np.int64) + base)
+            values.append(c.values)
+            base += len(c)
+        topics, block_codes = intern_topics(pa.chunked_array(values, type=column.type))
+        sizes = np.diff(np.concatenate(([0], *ends)))
+        codes = np.repeat(block_codes, sizes)
+    if n == 0:
         return topics, codes, np.zeros(0, dtype=np.int64), codes
-    encoded = pc.run_end_encode(column)
-    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
-    ends, values, base = [], [], 0
-    for c in chunks:
-        ends.append(numpy_of(c.run_ends).astype(np.int64) + base)
-        values.append(c.values)
-        base += len(c)
-    topics, codes = intern_topics(pa.chunked_array(values, type=column.type))
-    ends_all = np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64)
-    starts = np.concatenate(([0], ends_all[:-1])).astype(np.int64)
-    first = np.ones(codes.size, dtype=bool)  # blocks split only by a chunk boundary merge
+    first = np.ones(n, dtype=bool)
     first[1:] = codes[1:] != codes[:-1]
-    starts, codes = starts[first], codes[first]
-    sizes = np.diff(np.append(starts, n))
-    return topics, np.repeat(codes, sizes), starts, codes
+    starts = np.flatnonzero(first)
+    return topics, codes, starts, codes[starts]
 
 
 def duplicated_in_groups(offsets: np.ndarray, column: pa.ChunkedArray | pa.Array,

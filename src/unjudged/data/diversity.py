@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyarrow.compute as pc
 
 from unjudged.data.judged import PAD, Judged, Pool, _ramp, condense
 from unjudged.data.qrels import Qrels
@@ -97,6 +96,8 @@ class Subtopics:
         nrel = np.zeros((nt, max(width, 1)), dtype=np.int64)
         np.add.at(nrel, (tcode[rel], sub), 1)
         prob = _probabilities(qrels.topics, labels, intents, max(width, 1))
+        import pyarrow.compute as pc  # diversity qrels only: see unjudged.data._strings
+
         docnames = np.asarray(qrels.docs.take(pc.cast(
             qrels.keys % max(len(qrels.docs), 1), "int64")).to_numpy(zero_copy_only=False))
         return cls(list(qrels.topics), labels, mask, prob, intents is None, nrel, qrels.keys,

@@ -6,9 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from unjudged.data._strings import arrow_of, index_codes, numpy_of, sort_keys
+from unjudged.data._strings import arrow_of, byte_rows, index_codes, numpy_of
 from unjudged.policies import TieBreak
 
 
@@ -127,6 +126,8 @@ def ranking_order(tcode: np.ndarray, score: np.ndarray, docno: pa.ChunkedArray |
         if inner is None:
             return moves
         return inner if moves is None else inner[moves]
+    import pyarrow.compute as pc  # a rare file: see unjudged.data._strings
+
     table = pa.table({"t": arrow_of(tcode), "s": arrow_of(score), "d": docno})
     idx = pc.sort_indices(table, sort_keys=[("t", "ascending"), ("s", "descending"),
                                             ("d", direction)])
@@ -177,13 +178,17 @@ def _order_ties(tcode, score, docno, direction: str) -> np.ndarray | None:
     starts = np.ones(n, dtype=bool)
     starts[1:] = ~eq
     group = np.cumsum(starts, dtype=index_type(n))[rows]
-    tied_docs = docno.take(arrow_of(rows))
-    keys = sort_keys(tied_docs)
-    if keys is not None:  # short ids (most collections): integer keys, sorted in numpy
-        idx = _sort_groups(group, keys if direction == "ascending" else ~keys)
+    mat, lengths = byte_rows(docno, rows)
+    # big-endian words, then the length: byte order (strcmp's, as no docno holds a NUL)
+    words = mat.view(">u8").astype(np.uint64)
+    del mat
+    if direction != "ascending":
+        words, lengths = ~words, -lengths
+    if words.shape[1] == 1:  # ids of up to 8 bytes (most collections): one integer key
+        idx = _sort_groups(group, words[:, 0])
     else:
-        sub = pa.table({"g": arrow_of(group), "d": tied_docs})
-        idx = numpy_of(pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", direction)]))
+        idx = np.lexsort((lengths, *(words[:, j] for j in reversed(range(words.shape[1]))),
+                          group))
     if np.array_equal(idx, np.arange(idx.size)):
         return None
     order = np.arange(n, dtype=index_type(n))

@@ -19,6 +19,10 @@ import pyarrow.csv as pcsv
 from unjudged.errors import FormatError, InputError
 from unjudged.io._source import data_lines, display_name, is_compressed, iter_lines, read_bytes
 
+# topic ids come from Arrow's CSV parser dictionary-encoded: a topic has many lines, and the
+# dictionaries intern them without Arrow's compute functions (see unjudged.data._strings)
+TOPIC_TYPE = pa.dictionary(pa.int32(), pa.string())
+
 _COMMENT = re.compile(rb"^[ \t]*#[^\n]*(\n|$)", re.M)
 _BLANKS = b" \t\r\v\f"
 
@@ -116,7 +120,7 @@ def read_plain_file(path: str, names: list[str], include: list[str],
     except (pa.ArrowInvalid, UnicodeDecodeError, OSError):
         return None
     if table.num_rows == 0 or any(_suspicious(table[c], comment=(c == names[0])) for c in include
-                                  if table[c].type == pa.string()):
+                                  if table[c].type in (pa.string(), TOPIC_TYPE)):
         return None
     return table, head
 
@@ -124,6 +128,8 @@ def read_plain_file(path: str, names: list[str], include: list[str],
 def _suspicious(column: pa.ChunkedArray, comment: bool) -> bool:
     """A NUL byte in a string column, or (`comment`) a value that starts a `#` comment line."""
     for chunk in column.chunks:
+        if pa.types.is_dictionary(chunk.type):
+            chunk = chunk.dictionary
         offsets, values = chunk.buffers()[1:3]
         if values is None:
             continue

@@ -6,12 +6,11 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from unjudged.data._strings import intern_topics, numpy_of, sorted_vocabulary
 from unjudged.data.qrels import Qrels
 from unjudged.errors import FormatError, InputError
-from unjudged.io._columns import load_table
+from unjudged.io._columns import TOPIC_TYPE, load_table
 from unjudged.io._source import display_name
 from unjudged.io._validate import first_bad_int, row_error
 
@@ -39,29 +38,33 @@ def read_qrels(source: Any) -> Qrels:
                            pa.array(list(cols[3]), pa.int64()), source="<dict>")
     if type(source).__name__ == "DataFrame":
         return _from_frame(source)
-    table, text, _ = load_table(source, _NAMES, QRELS_LAYOUT, types={"grade": pa.int64()})
+    table, text, _ = load_table(source, _NAMES, QRELS_LAYOUT,
+                                types={"grade": pa.int64(), "qid": TOPIC_TYPE})
     name = display_name(source)
-    parts = _encode(table, name, text)
-    del table  # the topic and docno strings go before the sort below needs its memory
+    columns = {n: table[n] for n in _NAMES}
+    del table
+    parts = _encode(columns, name, text)
     return _assemble(*parts, source=name, data=text)
 
 
 def build_qrels(qid, group, docno, grade, *, source: str, data: Any = None) -> Qrels:
     """Validate columns (Arrow arrays) and build the ad hoc view."""
-    return _assemble(*_encode(pa.table({"qid": qid, "group": group, "docno": docno,
-                                        "grade": grade}), source, data),
-                     source=source, data=data)
+    columns = {"qid": qid, "group": group, "docno": docno, "grade": grade}
+    return _assemble(*_encode(columns, source, data), source=source, data=data)
 
 
-def _encode(table: pa.Table, source: str, data: Any):
-    """The strings of a qrels table as codes: (topics, tcode, docs, dcode, group, grades)."""
-    if table.num_rows == 0:
+def _encode(columns: dict[str, Any], source: str, data: Any):
+    """The strings of qrels columns as codes: (topics, tcode, docs, dcode, group, grades).
+
+    Each column is taken out of `columns` as it is encoded, so that its memory is free again
+    before the documents are sorted (the reader's peak)."""
+    if len(columns["docno"]) == 0:
         raise InputError(source, f"no judgments, expected lines of `{QRELS_LAYOUT}`")
-    grades = _grades(table["grade"], source, data)
-    topics, tcode = intern_topics(table["qid"])
-    docs, dcode = sorted_vocabulary(table["docno"])
-    group = table["group"]
+    grades = _grades(columns.pop("grade"), source, data)
+    topics, tcode = intern_topics(columns.pop("qid"))
+    group = columns.pop("group")
     group = group.combine_chunks() if isinstance(group, pa.ChunkedArray) else group
+    docs, dcode = sorted_vocabulary(columns.pop("docno"))
     return topics, tcode, docs, dcode, group, grades
 
 
@@ -71,7 +74,7 @@ def _assemble(topics, tcode, docs, dcode, group, grades, *, source: str, data: A
     One stable sort by (topic, document, group) serves both the check that no document is
     judged twice under one group with different grades and the ad hoc view.
     """
-    gcode = numpy_of(pc.dictionary_encode(group).indices)
+    _, gcode = sorted_vocabulary(group)
     width = int(gcode.max(initial=0)) + 1
     full = tcode.astype(np.int64) * len(docs) + dcode
     if width > 1:
@@ -104,6 +107,8 @@ def _assemble(topics, tcode, docs, dcode, group, grades, *, source: str, data: A
 def _grades(column, path: str, data: Any) -> np.ndarray:
     if pa.types.is_integer(column.type):
         return np.asarray(numpy_of(column), dtype=np.int64)
+    import pyarrow.compute as pc  # grades the reader could not convert
+
     try:
         return numpy_of(pc.cast(column, pa.int64())).astype(np.int64)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):

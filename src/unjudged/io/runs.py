@@ -9,13 +9,12 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from unjudged.data._strings import duplicated_in_groups, fingerprints, numpy_of, topic_blocks
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run, ranking_order
 from unjudged.errors import FormatError, InputError
-from unjudged.io._columns import load_table
+from unjudged.io._columns import TOPIC_TYPE, load_table
 from unjudged.io._source import data_lines, display_name
 from unjudged.io._validate import (field_text, first_bad_float, first_bad_int, line_of_row,
                                    row_error)
@@ -46,7 +45,7 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
     if qrels is not None:
         qrels.doc_index()
     table, text, head = load_table(source, _NAMES, RUN_LAYOUT, include=include, extra_ok=True,
-                                   types={"score": pa.float64()})
+                                   types={"score": pa.float64(), "qid": TOPIC_TYPE})
     rank = table["rank"] if ties == "rank" else None
     name = name or _first_tag(head)
     blocks = topic_blocks(table["qid"])
@@ -153,6 +152,8 @@ def _duplicate_error(dup, topics, original, source, data) -> FormatError:
     """Name the line of the second occurrence in file order (error path only)."""
     code, value = dup
     tcode, docno = original
+    import pyarrow.compute as pc  # error path
+
     rows = np.flatnonzero(numpy_of(pc.equal(docno, value)) & (tcode == code))
     return row_error(source, data, int(rows[1]),
                      f"docno {value!r} appears twice in topic {topics[code]!r}; "
@@ -166,6 +167,8 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
     ordered by docno): ranking on float32 keys reproduces its rankings exactly.
     """
     if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type)):
+        import pyarrow.compute as pc  # scores the reader could not convert
+
         try:
             column = pc.cast(column, pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -191,6 +194,8 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
 
 
 def _ranks(column, path: str, data: Any) -> np.ndarray:
+    import pyarrow.compute as pc
+
     try:
         return numpy_of(pc.cast(column, pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
