@@ -51,6 +51,7 @@ def test_bad_run(tmp_path, run, needles):
     ("1 0 a 1\n1 0 b\n", ["qrels.txt:2", "expected 4 columns", "found 3"]),
     ("1 0 a 1\n1 0 b 1.5\n", ["qrels.txt:2", "'1.5'", "integer"]),
     ("1 0 a 1\n1 0 b 0\n1 0 a 2\n", ["qrels.txt:3", "'a'", "different grades"]),
+    ("1 0 a 1\n1 0 b 4294967297\n", ["qrels.txt:2", "4294967297", "out of range"]),
 ])
 def test_bad_qrels(tmp_path, qrels, needles):
     _one_line_error(_run(tmp_path, qrels, RUN), *needles)

@@ -105,15 +105,25 @@ def _assemble(topics, tcode, docs, dcode, group, grades, *, source: str, data: A
 
 
 def _grades(column, path: str, data: Any) -> np.ndarray:
+    """The grades as int32 (half the memory of int64; no relevance scale comes near 2^31)."""
     if pa.types.is_integer(column.type):
-        return np.asarray(numpy_of(column), dtype=np.int64)
-    import pyarrow.compute as pc  # grades the reader could not convert
+        grades = np.asarray(numpy_of(column), dtype=np.int64)
+    else:
+        import pyarrow.compute as pc  # grades the reader could not convert
 
-    try:
-        return numpy_of(pc.cast(column, pa.int64())).astype(np.int64)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        row, msg = first_bad_int(column.to_pylist())
-        raise row_error(path, data, row, msg + ", expected an integer grade in column 4") from None
+        try:
+            grades = numpy_of(pc.cast(column, pa.int64())).astype(np.int64)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            row, msg = first_bad_int(column.to_pylist())
+            raise row_error(path, data, row,
+                            msg + ", expected an integer grade in column 4") from None
+    small = np.iinfo(np.int32)
+    outside = np.flatnonzero((grades < small.min) | (grades > small.max))
+    if outside.size:
+        raise row_error(path, data, int(outside[0]),
+                        f"grade {int(grades[outside[0]])} is out of range, expected an integer "
+                        f"grade from {small.min} to {small.max} in column 4")
+    return grades.astype(np.int32)
 
 
 def _from_frame(frame) -> Qrels:
