@@ -25,9 +25,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-import pyarrow.compute as pc
 
-from unjudged.data._strings import numpy_of
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.data.sampled import SampledQrels
@@ -137,10 +135,6 @@ def best_ranks(qrels: Qrels, runs: Sequence[Run]) -> np.ndarray:
     return out
 
 
-def key_topics(qrels: Qrels) -> np.ndarray:  # as SampledQrels.key_topic, for any qrels
-    return np.repeat(np.arange(len(qrels.topics)), np.diff(qrels.topic_offsets))
-
-
 def design_strata(qrels: Qrels, design: Design, best_rank: np.ndarray | None = None
                   ) -> np.ndarray:
     """(keys,) stratum code of each (topic, document): 0 the depth pool (best rank <= K), then
@@ -158,25 +152,17 @@ def design_strata(qrels: Qrels, design: Design, best_rank: np.ndarray | None = N
         return np.zeros(k, dtype=np.int32)
     if best_rank is None or best_rank.shape != (k,):
         raise ValueError(f"design {design.text} needs each document's best rank in the runs")
-    topic = key_topics(qrels)
+    topic = qrels.key_topic
     top = best_rank <= design.depth if design.depth is not None else np.zeros(k, bool)
-    # rest documents of a topic in (best rank, docno) order; position -> stratum
-    order = np.lexsort((_docno_rank(qrels), best_rank, ~top, topic))
+    # rest documents of a topic in (best rank, docno) order; position -> stratum (document
+    # codes are positions in byte order of the docnos)
+    order = np.lexsort((qrels.keys % max(len(qrels.docs), 1), best_rank, ~top, topic))
     size = np.bincount(topic[~top], minlength=len(qrels.topics))
     first = qrels.topic_offsets[1:] - size  # where a topic's rest starts, the depth pool first
     pos = np.empty(k, dtype=np.int64)
     pos[order] = np.arange(k) - first[topic[order]]
     rest = (pos * len(design.weights)) // np.maximum(size[topic], 1)
     return np.where(top, 0, rest + (design.depth is not None)).astype(np.int32)
-
-
-def _docno_rank(qrels: Qrels) -> np.ndarray:
-    """Each key's document's position in byte order of docnos (the qrels' own codes follow
-    line order, which must not matter)."""
-    order = numpy_of(pc.sort_indices(qrels.docs))
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    return rank[qrels.keys % max(len(qrels.docs), 1)]
 
 
 def allocate(sizes: np.ndarray, design: Design) -> np.ndarray:
@@ -233,12 +219,11 @@ def draw(qrels: Qrels, key_strata: np.ndarray, counts: np.ndarray, *, seed: int 
     """
     from unjudged.strategies.bootstrap import stream as random_stream
 
-    topic = key_topics(qrels)
+    topic = qrels.key_topic
     u = np.empty(qrels.keys.size)
-    in_docno_order = np.lexsort((_docno_rank(qrels), topic))
-    for t, name in enumerate(qrels.topics):
+    for t, name in enumerate(qrels.topics):  # keys are in (topic, docno byte order) order
         a, b = qrels.topic_offsets[t], qrels.topic_offsets[t + 1]
-        u[in_docno_order[a:b]] = random_stream(seed, f"sampling {stream} trial {trial}",
+        u[a:b] = random_stream(seed, f"sampling {stream} trial {trial}",
                                                name).random(b - a)
     group = topic * counts.shape[1] + key_strata
     order = np.lexsort((u, group))
@@ -271,7 +256,7 @@ def sample_qrels(qrels: Qrels, design: Design | str, runs: Sequence[Run] = (), *
         best_rank = best_ranks(universe, runs)
     strata = design_strata(universe, design, best_rank)
     n = len(design.strata)
-    sizes = np.bincount(key_topics(universe) * n + strata,
+    sizes = np.bincount(universe.key_topic * n + strata,
                         minlength=len(universe.topics) * n).reshape(-1, n)
     sampled = draw(universe, strata, allocate(sizes, design), seed=seed, trial=trial)
     return SampledQrels.from_qrels(universe, strata, design.strata, sampled)
@@ -293,7 +278,7 @@ def uniform_twin(qrels: Qrels, sampled: SampledQrels, *, seed: int = 0, trial: i
     universe = judged_universe(qrels)
     if not np.array_equal(universe.keys, sampled.keys):
         raise ValueError("the sampled qrels were not drawn from these qrels")
-    n = np.bincount(key_topics(sampled)[sampled.key_grades >= 0], minlength=len(sampled.topics))
+    n = np.bincount(sampled.key_topic[sampled.key_grades >= 0], minlength=len(sampled.topics))
     one = np.zeros(universe.keys.size, dtype=np.int32)
     pick = draw(universe, one, n[:, None], seed=seed, trial=trial, stream="random")
     return SampledQrels.from_qrels(universe, one, ["1"], pick)

@@ -127,9 +127,8 @@ def bootstrap_design(n: int, n_resamples: int, seed: int) -> np.ndarray:
     """
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n, size=(n_resamples, n))
-    counts = np.zeros((n_resamples, n))
-    np.add.at(counts, (np.arange(n_resamples)[:, None], draws), 1.0)
-    return counts
+    flat = (np.arange(n_resamples)[:, None] * n + draws).ravel()  # one bincount, not add.at
+    return np.bincount(flat, minlength=n_resamples * n).reshape(n_resamples, n).astype(np.float64)
 
 
 def bootstrap_rows(d: np.ndarray, alternative: str = "two-sided", n_resamples: int = 10_000,

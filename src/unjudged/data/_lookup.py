@@ -92,7 +92,6 @@ class VocabularyIndex:
         out[rows[wrong]] = -1
         long = rows[~wrong & (own > 8)]
         if long.size:
-            width = -(-int(own.max()) // 8) * 8
-            mine, _ = byte_rows(column, long + lo, width)
-            theirs, _ = byte_rows(self.vocabulary, out[long], width)
+            mine, _ = byte_rows(column, long + lo)  # equal lengths, so equal widths
+            theirs, _ = byte_rows(self.vocabulary, out[long])
             out[long[(mine != theirs).any(axis=1)]] = -1

@@ -101,24 +101,38 @@ def sorted_vocabulary(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.
     if n * width > _MATRIX_BYTES:
         return _sorted_vocabulary_arrow(column)
     mat, lengths = byte_rows(column, width=width)
-    words = mat.view(np.uint64)
-    words.byteswap(inplace=True)  # big-endian words compare as the bytes do
-    if words.shape[1] == 1 and not _has_nul(mat, lengths):
-        order = np.argsort(words[:, 0])  # equal words are then equal strings
+    nul = _has_nul(mat, lengths)  # before the matrix becomes words
+    keys = byte_order_keys(mat, lengths)
+    if len(keys) == 2 and not nul:
+        order = np.argsort(keys[1])  # one word each: equal words are then equal strings
     else:
-        order = np.lexsort((lengths, *(words[:, j] for j in reversed(range(words.shape[1])))))
-    ordered = words[order]
+        order = np.lexsort(keys)
+    ordered = mat[order]
     new = np.ones(n, dtype=bool)
     if n > 1:
         new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
         new[1:] |= np.diff(lengths[order]) != 0
-    del ordered
+    del ordered, keys
     codes = np.empty(n, dtype=np.int32)
     codes[order] = np.cumsum(new, dtype=np.int32) - 1
     keep = order[new]
     del order, new
-    words.byteswap(inplace=True)
-    return strings_of_rows(mat[keep], lengths[keep]), codes
+    kept = mat[keep]
+    kept.view(np.uint64).byteswap(inplace=True)  # back from big-endian words to bytes
+    return strings_of_rows(kept, lengths[keep]), codes
+
+
+def byte_order_keys(mat: np.ndarray, lengths: np.ndarray, descending: bool = False) -> tuple:
+    """np.lexsort keys (least significant first) that order the rows of a byte_rows matrix
+    as their strings in byte order (strcmp's, for strings without NUL bytes): the length,
+    then the 64-bit words, the first word most significant.
+
+    Turns `mat` in place into big-endian words (the keys are views of it)."""
+    words = mat.view(np.uint64)
+    words.byteswap(inplace=True)  # big-endian words compare as the bytes do
+    if descending:
+        words, lengths = ~words, -lengths
+    return (lengths, *(words[:, j] for j in reversed(range(words.shape[1]))))
 
 
 def _all_equal(column: pa.ChunkedArray | pa.Array, lengths: np.ndarray) -> bool:
@@ -262,13 +276,13 @@ def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None
         picks = [(c, np.flatnonzero(which == i), bounds[i]) for i, c in enumerate(chunks)]
         total = rows.size
     lengths = np.zeros(total, dtype=np.int64)
-    spans = []
+    spans = []  # (chunk, the matrix rows it fills, its own rows or None for all of them)
     for c, sel, base in picks:
         ends = string_offsets(c)
         if sel is None:
-            part = np.arange(int(base), int(base) + len(c))
-            lengths[part] = np.diff(ends)
-            spans.append((c, part, None))
+            sel = np.arange(int(base), int(base) + len(c))
+            lengths[sel] = np.diff(ends)
+            spans.append((c, sel, None))
         elif sel.size:
             local = rows[sel] - base
             lengths[sel] = ends[local + 1] - ends[local]
@@ -278,11 +292,9 @@ def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None
     step = 1 << 15
     for c, out_rows, local in spans:
         for a in range(0, out_rows.size, step):
-            at = out_rows[a : a + step]
-            if local is None:
-                mat[at], _ = _byte_matrix(c.slice(a, at.size), width)
-            else:
-                mat[at], _ = _byte_matrix(c, width, local[a : a + step])
+            part = c.slice(a, step) if local is None else c
+            mat[out_rows[a : a + step]], _ = _byte_matrix(
+                part, width, None if local is None else local[a : a + step])
     return mat, lengths
 
 

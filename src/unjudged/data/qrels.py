@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -48,6 +49,11 @@ class Qrels:
 
     def __len__(self) -> int:
         return int(self.keys.size)
+
+    @cached_property
+    def key_topic(self) -> np.ndarray:
+        """Topic code of each key of the ad hoc view."""
+        return np.repeat(np.arange(len(self.topics)), np.diff(self.topic_offsets))
 
     def topic_codes(self, topics) -> np.ndarray:
         """Each topic's index in `topics` of these qrels, -1 where they lack it."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from unjudged.data._strings import arrow_of, byte_rows, index_codes, numpy_of
+from unjudged.data._strings import arrow_of, byte_order_keys, byte_rows, index_codes, numpy_of
 from unjudged.policies import TieBreak
 
 
@@ -178,17 +178,11 @@ def _order_ties(tcode, score, docno, direction: str) -> np.ndarray | None:
     starts = np.ones(n, dtype=bool)
     starts[1:] = ~eq
     group = np.cumsum(starts, dtype=index_type(n))[rows]
-    mat, lengths = byte_rows(docno, rows)
-    # big-endian words, then the length: byte order (strcmp's, as no docno holds a NUL)
-    words = mat.view(">u8").astype(np.uint64)
-    del mat
-    if direction != "ascending":
-        words, lengths = ~words, -lengths
-    if words.shape[1] == 1:  # ids of up to 8 bytes (most collections): one integer key
-        idx = _sort_groups(group, words[:, 0])
+    keys = byte_order_keys(*byte_rows(docno, rows), descending=direction != "ascending")
+    if len(keys) == 2:  # ids of up to 8 bytes (most collections): one integer key
+        idx = _sort_groups(group, keys[1])
     else:
-        idx = np.lexsort((lengths, *(words[:, j] for j in reversed(range(words.shape[1]))),
-                          group))
+        idx = np.lexsort((*keys, group))
     if np.array_equal(idx, np.arange(idx.size)):
         return None
     order = np.arange(n, dtype=index_type(n))

@@ -79,11 +79,6 @@ class SampledQrels(Qrels):
         return cls(**base, strata=names, key_strata=codes)
 
     @cached_property
-    def key_topic(self) -> np.ndarray:
-        """Topic code of each key."""
-        return np.repeat(np.arange(len(self.topics)), np.diff(self.topic_offsets))
-
-    @cached_property
     def grade_values(self) -> np.ndarray:
         """The distinct grades >= 0 of sampled documents, ascending (at least [0])."""
         g = np.unique(self.key_grades[self.key_grades >= 0])

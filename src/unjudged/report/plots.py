@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from typing import Any
 
 import numpy as np
 
@@ -70,7 +71,7 @@ def _figure(plt, r, i: int, point: str):
     return fig
 
 
-def plot_coverage(cov, path: str, pool_depth: int) -> str:
+def plot_coverage(cov, path: Any, pool_depth: int) -> Any:
     """Judged fraction at each rank: one line per run for a few runs; for many, the median and
     the 10-90% band of the runs that look pooled and of those that do not."""
     from unjudged.report._mpl import pyplot

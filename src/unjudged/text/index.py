@@ -14,6 +14,7 @@ import hashlib
 import os
 import tempfile
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -54,7 +55,7 @@ class CorpusIndex:
         """Each document's length |d| (number of kept tokens)."""
         return np.asarray(self.tf.sum(axis=1)).ravel()
 
-    @property
+    @cached_property
     def collection_model(self) -> np.ndarray:
         """P(v | collection) = total count of v / total tokens (the seed's eq. 4)."""
         counts = np.asarray(self.tf.sum(axis=0), dtype=np.float64).ravel()

@@ -106,12 +106,8 @@ def judgments_figure(rows: list[dict[str, Any]]) -> bytes:
 
 def coverage_figure(cov, pool_depth: int) -> bytes:
     """unjudged.report.plots.plot_coverage, as PNG bytes."""
-    import os
-    import tempfile
-
     from unjudged.report.plots import plot_coverage
 
-    with tempfile.TemporaryDirectory() as tmp:
-        path = plot_coverage(cov, os.path.join(tmp, "coverage.png"), pool_depth)
-        with open(path, "rb") as fh:
-            return fh.read()
+    buf = io.BytesIO()
+    plot_coverage(cov, buf, pool_depth)  # savefig writes PNG to a buffer as to a .png path
+    return buf.getvalue()
