@@ -7,7 +7,8 @@ on stderr and exit code 2, never a traceback::
     ├── InputError            a file is missing, unreadable or not text
     │   └── FormatError       a line does not have the expected layout (path, line, expected)
     ├── MeasureSpecError      unknown or malformed measure names (all of them at once)
-    └── IncompatibleInputsError  inputs that cannot be evaluated together
+    ├── IncompatibleInputsError  inputs that cannot be evaluated together
+    └── OutputError           an output cannot be written (path and reason)
 """
 
 from __future__ import annotations
@@ -43,3 +44,17 @@ class MeasureSpecError(UnjudgedError):
 
 class IncompatibleInputsError(UnjudgedError):
     """Inputs that cannot be evaluated together (e.g. no topic in common)."""
+
+
+class OutputError(UnjudgedError):
+    """An output file or folder cannot be written: `path` and the `reason` in a few words.
+
+    Example:
+        >>> str(OutputError("out/x.tsv", "folder out does not exist"))
+        'cannot write out/x.tsv: folder out does not exist'
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot write {path or repr(path)}: {reason}")

@@ -56,28 +56,30 @@ def fail(message: str) -> None:
 
 def check_suffix(path: str | None, suffixes: tuple[str, ...], option: str,
                  any_case: bool = False) -> None:
-    """A usage error unless `path` (when given) ends in one of `suffixes`."""
-    if path and not (path.lower() if any_case else path).endswith(suffixes):
+    """A usage error unless `path` (when given) ends in one of `suffixes`; an OutputError
+    unless it, and the command's -o file, can be written. Commands call this for their side
+    outputs before any work, so no output is written when another one cannot be."""
+    from unjudged.io.atomic import check_targets
+
+    ctx = click.get_current_context(silent=True)
+    output = ctx.params.get("output") if ctx is not None else None
+    if path is not None and not (path.lower() if any_case else path).endswith(suffixes):
         either = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 \
             else suffixes[0]
         raise click.BadParameter(f"{path}: expected a file name ending in {either}",
                                  param_hint=option)
+    check_targets([path, output if isinstance(output, str) else None])
 
 
 PLOT_SUFFIXES = (".png", ".pdf", ".svg")
 
 
-def write_output(text: str, path: str | None) -> None:
-    """Write all of `text` to stdout or atomically to `path` (temp file + rename)."""
-    if path is None or path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    from unjudged.io.atomic import atomic_path
+def write_output(text: str | bytes, path: str | None) -> None:
+    """Write all of `text` to stdout (None or '-') or to `path` by the rules of
+    unjudged.io.atomic.write_file: atomically for files, in place for devices and FIFOs."""
+    from unjudged.io.atomic import write_file
 
-    with atomic_path(path) as tmp:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
+    write_file("-" if path is None else path, text)
 
 
 class _Group(click.Group):

@@ -86,6 +86,9 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
     from unjudged.report_data import build_report
 
     start = time.perf_counter()
+    from unjudged.io.atomic import check_targets
+
+    check_targets([output], folders=[png_dir, tables_dir])  # before any work or writing
     pol = policies or Policies()
     q = read_qrels(qrels)
     loaded = list(noting_missing_topics(iter_runs(runs, ties=pol.ties, qrels=q), q))

@@ -1,44 +1,547 @@
-"""Write a result file all at once: to a temporary file beside it, renamed into place only
-when complete, so a failure never leaves a half-written output."""
+"""The one writer every output goes through (`-o`, side outputs, figures, caches).
+
+What happens depends on what the path is now:
+
+- ``-``: standard output, streaming.
+- ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``, ``/proc/self/fd/N``: that descriptor of this
+  process, streaming (a shell's ``>>`` keeps appending).
+- a character or block device, a FIFO: opened and written in place, streaming; never renamed
+  over. A Unix socket: connected to and sent the bytes.
+- a new path or a regular file: written completely to an anonymous file in the same folder
+  (Linux ``O_TMPFILE``; elsewhere a temporary file named ``.unjudged-HOST-PID-XXXX.tmp``) and
+  renamed into place only when complete and flushed to disk. A symlink is followed: its target
+  is replaced and the link stays. An existing file keeps its mode (and owner where permitted).
+- a regular file with other hard links (``st_nlink > 1``): renaming would split it from its
+  other names, so the complete content is written into the same file instead. Space for it is
+  reserved first (``posix_fallocate``), so a full disk is found before the old content is
+  touched; only a crash in the middle of that write can leave it incomplete.
+- a folder, an empty name, a path in a missing folder: refused.
+
+Every failure is one :class:`~unjudged.errors.OutputError` naming the path and the reason;
+the previous content stays intact and no temporary file is left behind. A temporary file whose
+writer was killed (``kill -9``) is removed by the next write into that folder.
+"""
 
 from __future__ import annotations
 
+import errno
+import io
 import os
-import tempfile
+import re
+import secrets
+import socket
+import stat
+import sys
+import time
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterable, Iterator
+
+from unjudged.errors import OutputError
+
+_REASONS = {
+    errno.ENOENT: "no such file or folder",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EROFS: "read-only file system",
+    errno.ENOSPC: "no space left on device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EISDIR: "it is a folder",
+    errno.ENOTDIR: "a part of the path is not a folder",
+    errno.ENAMETOOLONG: "file name too long",
+    errno.EFBIG: "file too large",
+    errno.ENXIO: "no reader or device behind it",
+}
+
+_HOST = re.sub(r"[^A-Za-z0-9]", "_", socket.gethostname()) or "host"
+_TEMP = re.compile(r"\.unjudged-(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)-[0-9a-f]+\.tmp\Z")
+# Left by versions before this writer (no pid in the name): removed once clearly abandoned.
+_OLD_TEMP = re.compile(r"\.unjudged-[a-z0-9_]{8}(\.[A-Za-z0-9]+)?\Z")
+_OLD_AGE = 3600.0
+_FD_ALIAS = re.compile(r"/dev/(?:(?P<std>stdout|stderr)|fd/(?P<fd>\d+))"
+                       r"|/proc/(?P<pid>self|thread-self|\d+)/fd/(?P<pfd>\d+)")
+#: Tests set this to False to exercise the fallback for file systems without O_TMPFILE.
+USE_O_TMPFILE = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
+_CHUNK = 1 << 20
+_NO_LINK: set[int] = set()  # devices where an O_TMPFILE file cannot be linked into place
 
 
-def _file_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+def reason(exc: OSError) -> str:
+    """A few words for an OS error, without the path (the message names it once).
+
+    Example:
+        >>> reason(OSError(28, "No space left on device"))
+        'no space left on device'
+    """
+    return _REASONS.get(exc.errno or 0) or (exc.strerror or str(exc)).lower()
 
 
-_FILE_MODE = _file_mode()
-
-
-@contextmanager
-def atomic_path(path: str | os.PathLike[str], suffix: str = "") -> Iterator[str]:
-    """A temporary path beside `path` to write to; renamed to `path` when the block ends
-    without an exception, removed otherwise. The file gets ordinary permissions (mkstemp's
-    are private).
+def write_file(path: str | os.PathLike[str], data: bytes | str) -> None:
+    """Write all of `data` (text is UTF-8) to `path` by the rules of this module.
 
     Example:
         >>> import tempfile, os
         >>> target = os.path.join(tempfile.mkdtemp(), "out.txt")
-        >>> with atomic_path(target) as tmp:
-        ...     _ = open(tmp, "w").write("done")
+        >>> write_file(target, "done\\n")
         >>> open(target).read()
-        'done'
+        'done\\n'
+        >>> write_file(os.path.dirname(target), "x")
+        Traceback (most recent call last):
+        unjudged.errors.OutputError: cannot write ...: it is a folder
     """
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".unjudged-", suffix=suffix, dir=folder)
-    os.close(fd)
+    if os.fspath(path) == "-" and isinstance(data, str):
+        sys.stdout.write(data)  # through sys.stdout, so that a captured stdout captures it
+        sys.stdout.flush()
+        return
+    with open_output(path) as fh:
+        if isinstance(data, str):
+            for start in range(0, len(data), _CHUNK):  # never a second copy of a large text
+                fh.write(data[start:start + _CHUNK].encode("utf-8"))
+        else:
+            fh.write(data)
+
+
+@contextmanager
+def open_output(path: str | os.PathLike[str]) -> Iterator[Any]:
+    """A binary file to write `path`'s new content to; it takes effect when the block ends
+    without an exception and is discarded otherwise. OS errors become an OutputError.
+
+    Example:
+        >>> import tempfile, os
+        >>> target = os.path.join(tempfile.mkdtemp(), "out.bin")
+        >>> with open_output(target) as fh:
+        ...     _ = fh.write(b"abc")
+        >>> open(target, "rb").read()
+        b'abc'
+    """
+    name = os.fspath(path)
+    sink = _sink(name)
     try:
-        os.chmod(tmp, _FILE_MODE)
-        yield tmp
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        with _as_output_error(name):
+            sink.open()
+        yield sink.fh
+        with _as_output_error(name):
+            sink.commit()
+    except OSError as exc:
+        sink.abort()
+        if isinstance(exc, BrokenPipeError):
+            raise
+        raise OutputError(name, reason(exc)) from None
+    except BaseException:
+        sink.abort()
+        raise
+
+
+def write_figure(fig, path: str | os.PathLike[str], **savefig: object) -> None:
+    """Render a matplotlib figure in memory (format from the file name's ending) and write it
+    with `write_file`, so that a failure never leaves a truncated image."""
+    ext = os.path.splitext(os.fspath(path))[1].lower().lstrip(".") or "png"
+    buf = io.BytesIO()
+    fig.savefig(buf, format=ext, **savefig)
+    write_file(path, buf.getvalue())
+
+
+def check_targets(files: Iterable[str | None] = (), folders: Iterable[str | None] = ()) -> None:
+    """Raise an OutputError unless every file (to be written by `write_file`) and every folder
+    (to be created if missing and filled) can be written. Call it for all the outputs of a
+    command before writing any of them; None entries are skipped.
+
+    Example:
+        >>> import tempfile, os
+        >>> where = tempfile.mkdtemp()
+        >>> check_targets([os.path.join(where, "a.tsv")], [os.path.join(where, "figs")])
+        >>> check_targets([os.path.join(where, "no", "a.tsv")])
+        Traceback (most recent call last):
+        unjudged.errors.OutputError: cannot write .../no/a.tsv: folder .../no does not exist
+    """
+    for f in files:
+        if f is not None:
+            sink = _sink(os.fspath(f))
+            if isinstance(sink, _Replace):
+                _check_access(sink.name, sink.folder)
+            elif not isinstance(sink, _Descriptor):
+                _check_access(sink.name, sink.name)
+    for d in folders:
+        if d is not None:
+            _check_folder(os.fspath(d))
+
+
+def make_folder(path: str | os.PathLike[str]) -> str:
+    """Create the folder `path` (and its parents) unless it exists; an OutputError if it is
+    something else or cannot be created. Returns `path`."""
+    name = os.fspath(path)
+    _check_folder(name)
+    with _as_output_error(name):
+        os.makedirs(name, exist_ok=True)
+    return name
+
+
+@contextmanager
+def _as_output_error(path: str) -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(path, reason(exc)) from None
+
+
+def _check_access(path: str, where: str) -> None:
+    if os.access(where, os.W_OK):
+        return
+    try:
+        read_only = os.statvfs(where).f_flag & os.ST_RDONLY
+    except OSError:
+        read_only = False
+    raise OutputError(path, "read-only file system" if read_only else "permission denied")
+
+
+def _check_folder(path: str) -> None:
+    if path == "":
+        raise OutputError(path, "empty folder name")
+    probe = os.path.abspath(path)
+    while not os.path.exists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if not os.path.isdir(probe):
+        shown = path if probe == os.path.abspath(path) else probe
+        raise OutputError(path, f"{shown} exists and is not a folder")
+    _check_access(path, probe)
+
+
+def _sink(path: str) -> "_Sink":
+    """How to write `path`, decided from what it is now (see the module docstring)."""
+    if path == "":
+        raise OutputError(path, "empty file name")
+    if path == "-":
+        return _Descriptor(path, -1)
+    alias = _FD_ALIAS.fullmatch(path)
+    if alias and alias["pid"] not in (None, "self", "thread-self", str(os.getpid())):
+        alias = None  # another process's descriptor: an ordinary (special) file
+    if alias:
+        return _Descriptor(path, {"stdout": 1, "stderr": 2}.get(alias["std"]) if alias["std"]
+                           else int(alias["fd"] or alias["pfd"]))
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise OutputError(path, reason(exc)) from None
+    if st is None and path.endswith(("/", os.sep)):
+        raise OutputError(path, "a folder name, not a file name")
+    if st is None:
+        real = os.path.realpath(path)  # a dangling symlink: create its target
+        folder = os.path.dirname(real)
+        if not os.path.isdir(folder):
+            shown = os.path.dirname(path) or "."
+            what = "is not a folder" if os.path.exists(folder) else "does not exist"
+            raise OutputError(path, f"folder {shown} {what}")
+        return _Replace(path, real, None)
+    if stat.S_ISDIR(st.st_mode):
+        raise OutputError(path, "it is a folder")
+    if stat.S_ISREG(st.st_mode):
+        real = os.path.realpath(path)
+        return _InPlace(path, real, st) if st.st_nlink > 1 else _Replace(path, real, st)
+    if stat.S_ISSOCK(st.st_mode):
+        return _Socket(path)
+    return _Stream(path)
+
+
+class _Sink:
+    """Where the bytes go: `open()` makes `fh`, then `commit()` or `abort()`."""
+
+    fh: Any
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def open(self) -> None:
+        self.fh = io.BytesIO()
+
+    def commit(self) -> None:
+        raise NotImplementedError
+
+    def abort(self) -> None:
+        """Drop what was written; nothing of it reaches the target."""
+
+
+class _Descriptor(_Sink):
+    """Standard output (fd -1 means sys.stdout) or an already open descriptor, streaming."""
+
+    def __init__(self, name: str, fd: int) -> None:
+        super().__init__(name)
+        self.fd = fd
+
+    def open(self) -> None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if self.fd != -1:
+            self.fh = _FdWriter(os.dup(self.fd))
+        elif hasattr(sys.stdout, "buffer"):
+            self.fh = sys.stdout.buffer
+        else:
+            self.fh = io.BytesIO()  # a test's capture without a binary buffer
+
+    def commit(self) -> None:
+        if isinstance(self.fh, io.BytesIO):
+            sys.stdout.write(self.fh.getvalue().decode("utf-8", "replace"))
+        self.fh.flush()
+        if isinstance(self.fh, _FdWriter):
+            self.fh.close()
+
+    def abort(self) -> None:
+        if isinstance(getattr(self, "fh", None), _FdWriter):
+            self.fh.discard()
+            self.fh.close()
+
+
+class _Stream(_Sink):
+    """A device or FIFO: written where it is; there is nothing to rename or fsync."""
+
+    def open(self) -> None:
+        self.fh = _FdWriter(os.open(self.name, os.O_WRONLY | os.O_CLOEXEC))
+
+    def commit(self) -> None:
+        self.fh.flush()
+        self.fh.close()
+
+    def abort(self) -> None:
+        if isinstance(getattr(self, "fh", None), _FdWriter):
+            self.fh.discard()
+            self.fh.close()
+
+
+class _FdWriter:
+    """Buffered writes to a descriptor whose buffer can be dropped: a failed output must not
+    flush leftovers later (a BufferedWriter would, on garbage collection, to whatever file
+    then holds the descriptor's number)."""
+
+    def __init__(self, fd: int, owned: bool = True) -> None:
+        self.fd = fd
+        self.owned = owned
+        self.buf = bytearray()
+
+    def write(self, data) -> int:
+        self.buf += data
+        if len(self.buf) >= _CHUNK:
+            self.flush()
+        return len(data) if isinstance(data, (bytes, bytearray)) else memoryview(data).nbytes
+
+    def flush(self) -> None:
+        with memoryview(self.buf) as view:
+            done = 0
+            while done < len(view):
+                done += os.write(self.fd, view[done:done + _CHUNK])
+        self.buf = bytearray()
+
+    def discard(self) -> None:
+        self.buf = bytearray()
+
+    def close(self) -> None:
+        if self.owned and self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            os.close(fd)
+
+    def writable(self) -> bool:
+        return True
+
+
+class _Socket(_Sink):
+    """A Unix socket: connected to once the content is complete."""
+
+    def commit(self) -> None:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(self.name)
+            s.sendall(self.fh.getvalue())
+
+
+class _InPlace(_Sink):
+    """A hard-linked regular file: the complete content goes into the same inode, after its
+    space is reserved, so that every name of the file sees the new content."""
+
+    def __init__(self, name: str, real: str, st: os.stat_result) -> None:
+        super().__init__(name)
+        self.real = real
+
+    def commit(self) -> None:
+        data = self.fh.getvalue()
+        fd = os.open(self.real, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            size = os.fstat(fd).st_size
+            try:
+                if data:
+                    os.posix_fallocate(fd, 0, len(data))
+            except OSError as exc:
+                if os.fstat(fd).st_size != size:
+                    os.ftruncate(fd, size)
+                if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):
+                    raise
+            view = memoryview(data)
+            done = 0
+            while done < len(data):
+                done += os.pwrite(fd, view[done:done + _CHUNK], done)
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class _Replace(_Sink):
+    """A new path or a regular file: an anonymous (or pid-named) file in the same folder,
+    linked and renamed over `real` once complete."""
+
+    def __init__(self, name: str, real: str, st: os.stat_result | None) -> None:
+        super().__init__(name)
+        self.real = real
+        self.folder = os.path.dirname(real)
+        self.st = st
+        self.temp: str | None = None
+        self.fd = -1
+
+    def open(self) -> None:
+        _sweep(self.folder)
+        self.fd = self._anonymous() if USE_O_TMPFILE else -1
+        if self.fd < 0:
+            self.temp = _temp_name(self.folder)
+            self.fd = os.open(self.temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
+                              0o600)
+            os.fchmod(self.fd, 0o666 & ~_umask())
+        if self.st is not None:
+            self._keep_owner_and_mode()
+        self.fh = _FdWriter(self.fd, owned=False)
+
+    def _anonymous(self) -> int:
+        try:
+            if os.stat(self.folder).st_dev in _NO_LINK:
+                return -1
+            # read-write, so that it can be copied out where linking it is refused
+            return os.open(self.folder, os.O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, 0o666)
+        except OSError as exc:
+            if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                return -1  # this file system has no O_TMPFILE
+            raise
+
+    def _keep_owner_and_mode(self) -> None:
+        _give(self.fd, self.st)
+        os.fchmod(self.fd, stat.S_IMODE(self.st.st_mode))
+
+    def commit(self) -> None:
+        self.fh.flush()
+        os.fsync(self.fd)
+        if self.temp is None:
+            self._name_anonymous()
+        os.replace(self.temp, self.real)
+        self.temp = None
+        self._close()
+        try:
+            dir_fd = os.open(self.folder, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            os.fsync(dir_fd)  # the rename itself survives a crash
+        except OSError:
+            pass
+        finally:
+            os.close(dir_fd)
+
+    def _name_anonymous(self) -> None:
+        """Give the anonymous file a (temporary) name. Where the kernel refuses to link it
+        (some sandboxes answer EXDEV), copy it to a named file once and remember to use named
+        files on this device from then on."""
+        temp = _temp_name(self.folder)
+        try:
+            os.link(f"/proc/self/fd/{self.fd}", temp, follow_symlinks=True)
+            self.temp = temp
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.ENOENT, errno.EPERM, errno.EACCES,
+                                 errno.EOPNOTSUPP, errno.EINVAL):
+                raise
+        _NO_LINK.add(os.fstat(self.fd).st_dev)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        self.temp = temp
+        try:
+            os.fchmod(fd, stat.S_IMODE(os.fstat(self.fd).st_mode))
+            if self.st is not None:
+                _give(fd, self.st)
+            size, done = os.fstat(self.fd).st_size, 0
+            while done < size:
+                n = os.copy_file_range(self.fd, fd, size - done, done, done)
+                if n == 0:
+                    raise OSError(errno.EIO, "short copy")
+                done += n
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def abort(self) -> None:
+        if isinstance(getattr(self, "fh", None), _FdWriter):
+            self.fh.discard()
+        self._close()
+        if self.temp is not None:
+            try:
+                os.unlink(self.temp)
+            except OSError:
+                pass
+            self.temp = None
+
+    def _close(self) -> None:
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _give(fd: int, st: os.stat_result) -> None:
+    """The owner of the file replaced, where permitted (before fchmod: chown clears setuid)."""
+    if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+        try:
+            os.fchown(fd, st.st_uid, st.st_gid)
+        except OSError:
+            pass  # only root may give a file away; the mode is still kept
+
+
+def _umask() -> int:
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
+
+
+def _temp_name(folder: str) -> str:
+    return os.path.join(folder, f".unjudged-{_HOST}-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
+def _sweep(folder: str) -> None:
+    """Remove temporary files of this host's writers that died (kill -9) before renaming."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    now = time.time()
+    for entry in entries:
+        if not entry.name.startswith(".unjudged-"):
+            continue
+        m = _TEMP.match(entry.name)
+        try:
+            if m:
+                stale = m["host"] == _HOST and not _alive(int(m["pid"]))
+            else:
+                stale = bool(_OLD_TEMP.match(entry.name)) and \
+                    now - entry.stat(follow_symlinks=False).st_mtime > _OLD_AGE
+            if stale and entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+        except OSError:
+            pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True

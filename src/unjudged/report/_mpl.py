@@ -11,3 +11,16 @@ def pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def shown(name: object) -> str:
+    r"""A name from the inputs as figure text: controls as escapes (no missing-glyph noise) and
+    '$' escaped, so that a name is never parsed as (possibly invalid) math.
+
+    Example:
+        >>> shown("a$x$\x1b")
+        'a\\$x\\$\\x1b'
+    """
+    from unjudged.report.rows import terminal_text
+
+    return terminal_text(str(name)).replace("$", "\\$")

@@ -4,12 +4,10 @@ comparison object."""
 
 from __future__ import annotations
 
-import os
-from unjudged.io.atomic import atomic_path
-
 import numpy as np
 
 from unjudged.compare import RUN_KEYS, SUMMARY_KEYS, QrelsComparison
+from unjudged.io.atomic import write_figure
 from unjudged.report.rows import render_rows
 
 
@@ -101,10 +99,8 @@ def plot_comparison(cmp: QrelsComparison, path: str) -> str:
         handles, labels = ax.get_legend_handles_labels()
         ax.legend(handles[::-1], labels[::-1], fontsize=7, frameon=False, loc="upper right")
     fig.tight_layout()
-    ext = os.path.splitext(path)[1].lower()
     try:
-        with atomic_path(path, ext) as tmp:
-            fig.savefig(tmp, dpi=90, format=ext[1:])
+        write_figure(fig, path, dpi=90)
     finally:
         plt.close(fig)
     return path

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from unjudged.io.atomic import write_figure
 from unjudged.report._mpl import pyplot
 
 _MARKERS = ("o", "s", "^", "D", "v", "P")
@@ -63,6 +64,8 @@ def plot_diversity_sampling(rows: list[dict[str, Any]], path: str, title: str | 
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    try:
+        write_figure(fig, path, dpi=80)
+    finally:
+        plt.close(fig)
     return path

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 
 import numpy as np
 
 from unjudged._estimate import expand_methods
-from unjudged.io.atomic import atomic_path
+from unjudged.io.atomic import write_file
+from unjudged.report.rows import row_writer, safe_text
 from unjudged.strategies.stats import STATS
 
 _LONG = ["run", "topic", "measure", "method", "value", *STATS]
@@ -30,20 +30,21 @@ def render_estimates(est, fmt: str = "table", per_topic: bool = False) -> str:
         return "".join(out)
     if fmt in ("tsv", "csv"):
         buf = io.StringIO()
-        writer = csv.writer(buf, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
-        writer.writerow(_LONG)
+        writerow = row_writer(buf, fmt)
+        writerow(_LONG)
+        safe = safe_text(fmt)
         for r in rows:
-            writer.writerow([_cell(r.get(k)) for k in _LONG])
+            writerow([_cell(r.get(k), safe) for k in _LONG])
         return buf.getvalue()
     return _wide(rows, est)
 
 
-def _cell(v) -> str:
+def _cell(v, safe) -> str:
     if v is None:
         return ""
     if isinstance(v, float):
         return f"{v:.4f}"
-    return str(v)
+    return safe(v) if isinstance(v, str) else str(v)
 
 
 def _wide(rows: list[dict], est) -> str:
@@ -57,8 +58,9 @@ def _wide(rows: list[dict], est) -> str:
     for r in rows:
         table.setdefault((r["run"], r["topic"], r["measure"]), {})[r["method"]] = r
     body = []
+    safe = safe_text("table")
     for (run, topic, measure), got in table.items():
-        line = [run, topic, measure]
+        line = [safe(run), safe(topic), safe(measure)]
         for m in methods:
             r = got.get(m)
             if m == "bootstrap":
@@ -85,32 +87,32 @@ def _wide(rows: list[dict], est) -> str:
 def write_samples(est, path: str) -> None:
     """Every bootstrap sample: .npz (one (b, topics, measures) array per run, with the topic
     and measure names) or .parquet (one row per run, topic and measure; `samples` a list)."""
-    suffix = ".npz" if path.endswith(".npz") else ".parquet"
-    with atomic_path(path, suffix) as tmp:
-        if suffix == ".npz":
-            arrays = {"measures": np.array([m.name for m in est.runs[0].measures]
-                                           if est.runs else [], dtype=str)}
-            for i, r in enumerate(est.runs):
-                arrays[f"run{i}_name"] = np.array(r.run)
-                arrays[f"run{i}_topics"] = np.array(r.topics, dtype=str)
-                arrays[f"run{i}_samples"] = r.samples
-            np.savez_compressed(tmp, **arrays)
-        else:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
+    buf = io.BytesIO()
+    if path.endswith(".npz"):
+        arrays = {"measures": np.array([m.name for m in est.runs[0].measures]
+                                       if est.runs else [], dtype=str)}
+        for i, r in enumerate(est.runs):
+            arrays[f"run{i}_name"] = np.array(r.run)
+            arrays[f"run{i}_topics"] = np.array(r.topics, dtype=str)
+            arrays[f"run{i}_samples"] = r.samples
+        np.savez_compressed(buf, **arrays)
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
 
-            runs, topics, measures, lists = [], [], [], []
-            for r in est.runs:
-                for t, topic in enumerate(r.topics):
-                    for i, m in enumerate(r.measures):
-                        if np.isnan(r.samples[0, t, i]):
-                            continue
-                        runs.append(r.run)
-                        topics.append(topic)
-                        measures.append(m.name)
-                        lists.append(r.samples[:, t, i])
-            table = pa.table({
-                "run": pa.array(runs, pa.string()), "topic": pa.array(topics, pa.string()),
-                "measure": pa.array(measures, pa.string()),
-                "samples": pa.array([x.tolist() for x in lists], pa.list_(pa.float64()))})
-            pq.write_table(table, tmp)
+        runs, topics, measures, lists = [], [], [], []
+        for r in est.runs:
+            for t, topic in enumerate(r.topics):
+                for i, m in enumerate(r.measures):
+                    if np.isnan(r.samples[0, t, i]):
+                        continue
+                    runs.append(r.run)
+                    topics.append(topic)
+                    measures.append(m.name)
+                    lists.append(r.samples[:, t, i])
+        table = pa.table({
+            "run": pa.array(runs, pa.string()), "topic": pa.array(topics, pa.string()),
+            "measure": pa.array(measures, pa.string()),
+            "samples": pa.array([x.tolist() for x in lists], pa.list_(pa.float64()))})
+        pq.write_table(table, buf)
+    write_file(path, buf.getvalue())

@@ -5,19 +5,20 @@ ranked by MAP with their A_p@1000 (Figure 12)."""
 from __future__ import annotations
 
 import os
-import re
 
 import numpy as np
 
+from unjudged.io.atomic import check_targets, make_folder, write_figure
 from unjudged.matrix import DecisionMatrix
+from unjudged.report.names import derived_files
 
 FIGURE_KINDS = (".png", ".pdf", ".svg")
 
 
-def plot_targets(dm: DecisionMatrix, path: str) -> list[str]:
+def plot_targets(dm: DecisionMatrix, path: str, notify=None) -> list[str]:
     """The files `plot_matrix` writes: with a file name FILE.png, FILE-<family>.png per
     family and FILE-tau.png; otherwise `path` is a folder holding matrix-<family>.png and
-    matrix-tau.png.
+    matrix-tau.png. Names that had to be changed are passed to `notify` (silent by default).
 
     Example:
         >>> dm = DecisionMatrix(["a"], [], ["P", "AP"], [10], None, None, [], "t", 0.05)
@@ -27,15 +28,13 @@ def plot_targets(dm: DecisionMatrix, path: str) -> list[str]:
     stem, ext = os.path.splitext(path)
     if ext.lower() not in FIGURE_KINDS:
         stem, ext = os.path.join(path, "matrix"), ".png"
-    return [f"{stem}-{_safe(f)}{ext}" for f in dm.families] + [f"{stem}-tau{ext}"]
+    return derived_files(list(dm.families) + ["tau"], lambda s: f"{stem}-{s}{ext}",
+                         notify=notify or (lambda _: None))
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
-
-
-def plot_matrix(dm: DecisionMatrix, path: str) -> list[str]:
-    """Write the figures (see `plot_targets`) and return their names.
+def plot_matrix(dm: DecisionMatrix, path: str, notify=None) -> list[str]:
+    """Write the figures (see `plot_targets`; changed names noted to `notify`, by default on
+    stderr) and return their names.
 
     Example (writes files):
         >>> plot_matrix(dm, "figures/")  # doctest: +SKIP
@@ -45,17 +44,22 @@ def plot_matrix(dm: DecisionMatrix, path: str) -> list[str]:
 
     plt = pyplot()
 
-    targets = plot_targets(dm, path)
+    targets = plot_targets(dm, path, notify=notify)
     folder = os.path.dirname(targets[0])
     if folder:
-        os.makedirs(folder, exist_ok=True)
+        make_folder(folder)
+    check_targets(targets)
     for family, target in zip(dm.families, targets):
         fig = _trend_figure(plt, dm, family)
-        fig.savefig(target, dpi=72)
-        plt.close(fig)
+        try:
+            write_figure(fig, target, dpi=72)
+        finally:
+            plt.close(fig)
     fig = _tau_figure(plt, dm)
-    fig.savefig(targets[-1], dpi=90)
-    plt.close(fig)
+    try:
+        write_figure(fig, targets[-1], dpi=90)
+    finally:
+        plt.close(fig)
     return targets
 
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from typing import Any
 
 import numpy as np
+
+from unjudged.io.atomic import check_targets, write_figure
+from unjudged.report._mpl import shown
+from unjudged.report.names import derived_files
 
 _MARKS = (("nonrel", "tab:red", "--"), ("condensed", "tab:green", "-."),
           ("upper", "tab:purple", ":"))
@@ -24,19 +27,18 @@ def plot_estimates(est, path: str, measure: int = 0) -> list[str]:
 
     written = []
     stem, ext = os.path.splitext(path)
-    for r in est.runs:
-        if r.samples is None or not r.topics:
-            continue
-        target = path if len(est.runs) == 1 else f"{stem}-{_safe(r.run)}{ext}"
+    drawn = [r for r in est.runs if r.samples is not None and r.topics]
+    targets = [path] if len(est.runs) == 1 else \
+        derived_files([r.run for r in drawn], lambda s: f"{stem}-{s}{ext}")
+    check_targets(targets)  # all of them, before the first is written
+    for r, target in zip(drawn, targets):
         fig = _figure(plt, r, measure, est.point)
-        fig.savefig(target, dpi=110)
-        plt.close(fig)
+        try:
+            write_figure(fig, target, dpi=110)
+        finally:
+            plt.close(fig)
         written.append(target)
     return written
-
-
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
 def _figure(plt, r, i: int, point: str):
@@ -61,12 +63,12 @@ def _figure(plt, r, i: int, point: str):
                 ax.axvline(r.points[method][t, i], color=color, linestyle=style, linewidth=1.2,
                            label=method)
         ax.axvline(r.point[t, i], color="black", linewidth=1.2, label=f"bootstrap {point}")
-        ax.set_title(f"topic {r.topics[t]}", fontsize=8)
+        ax.set_title(f"topic {shown(r.topics[t])}", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.set_yticks([])
     handles, labels = axes.ravel()[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
-    fig.suptitle(f"{r.run}: bootstrapped {name} per topic", fontsize=10)
+    fig.suptitle(f"{shown(r.run)}: bootstrapped {name} per topic", fontsize=10)
     fig.tight_layout(rect=(0, 0.05, 1, 0.96))
     return fig
 
@@ -82,7 +84,7 @@ def plot_coverage(cov, path: Any, pool_depth: int) -> Any:
     ranks = np.arange(1, cov.depth + 1)
     if len(cov.runs) <= 12:
         for r in cov.runs:
-            ax.plot(ranks[: r.by_rank.size], r.by_rank, lw=1.3, label=r.run,
+            ax.plot(ranks[: r.by_rank.size], r.by_rank, lw=1.3, label=shown(r.run),
                     ls="-" if r.looks_pooled(pool_depth) else "--")
         ax.legend(fontsize=7, loc="lower left", title="dashed: not judged to depth "
                   f"{pool_depth}", title_fontsize=7)
@@ -104,8 +106,13 @@ def plot_coverage(cov, path: Any, pool_depth: int) -> Any:
     ax.axvline(pool_depth + 0.5, color="k", ls=":", lw=0.8)
     ax.set(xlabel="rank", ylabel="fraction judged", ylim=(0, 1.02), xlim=(1, cov.depth),
            title="Judged documents by rank")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        if isinstance(path, (str, os.PathLike)):
+            write_figure(fig, path, dpi=110)
+        else:
+            fig.savefig(path, dpi=110)  # a buffer (the HTML report's figures)
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -138,6 +145,8 @@ def plot_logo(sweep, path: str, measure: int = 0) -> str:
     for ax in axes[:, 0]:
         ax.set_ylabel("estimate, group left out")
     axes.flat[0].legend(fontsize=7, loc="upper left", markerscale=2)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        write_figure(fig, path, dpi=100)
+    finally:
+        plt.close(fig)
     return path

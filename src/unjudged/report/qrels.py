@@ -5,6 +5,7 @@ Presentation only: every number comes from `unjudged.judgments`.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from collections.abc import Sequence
@@ -26,10 +27,30 @@ def render_stats(stats, fmt: str = "table") -> str:
         all         2   1   1     0.500  !
     """
     if fmt in ("tsv", "csv"):
-        return stats.to_csv(sep="\t" if fmt == "tsv" else ",", index=False, lineterminator="\n")
+        return _delimited(stats, fmt)
     if fmt == "jsonl":
         return "".join(json.dumps(_plain(row)) + "\n" for row in stats.to_dict("records"))
     return _stats_table(stats)
+
+
+def _delimited(frame, fmt: str) -> str:
+    """A frame as tsv/csv, its text cells (qrels names, topic ids, docnos) made safe."""
+    from unjudged.report.rows import safe_text
+
+    safe = safe_text(fmt)
+    frame = frame.rename(columns=safe)
+    quoting = csv.QUOTE_MINIMAL
+    for c in frame.columns:
+        if frame[c].dtype.kind in "biufcmM":
+            continue
+        # only the few cells that could need it go through `safe` (a listing can be long)
+        risky = frame[c].str.contains(r"^[-=+@\t\r]|[\t\n\r]", regex=True, na=False)
+        if risky.any():
+            frame.loc[risky, c] = frame.loc[risky, c].map(safe)
+            if fmt == "csv" and frame.loc[risky, c].str.contains("\r").any():
+                quoting = csv.QUOTE_ALL  # as row_writer: csv leaves a lone CR bare
+    return frame.to_csv(sep="\t" if fmt == "tsv" else ",", index=False, lineterminator="\n",
+                        quoting=quoting)
 
 
 def stats_warnings(stats) -> list[str]:
@@ -59,7 +80,8 @@ def shown_order(topics) -> list[str]:
     """
     ids = list(dict.fromkeys(t for t in topics if t != "all"))
     numeric = all(t.isdigit() for t in ids)
-    ids.sort(key=(lambda t: (int(t), t)) if numeric else str.encode)
+    # by length first: numeric order without int(), which refuses 4,300+ digits
+    ids.sort(key=(lambda t: (len(t.lstrip("0")), t.lstrip("0"), t)) if numeric else str.encode)
     return ids + (["all"] if "all" in topics else [])
 
 
@@ -102,7 +124,13 @@ def _stats_table(stats) -> str:
 
 def _aligned(header: list[str], body: list[list[str]], spans: Sequence[tuple[int, int]] = (),
              titles: Sequence[str] = (), left: int = 1) -> str:
-    """Columns right-aligned but the first `left`; optional titles over spans of columns."""
+    """Columns right-aligned but the first `left`; optional titles over spans of columns.
+    Every cell is shown safely on a terminal (names and ids come from the inputs)."""
+    from unjudged.report.rows import terminal_text
+
+    header = [terminal_text(h) for h in header]
+    body = [[terminal_text(v) for v in row] for row in body]
+    titles = [terminal_text(t) for t in titles]
     widths = [max(len(row[c]) for row in [header] + body) for c in range(len(header))]
     for (start, end), title in zip(spans, titles):
         short = len(title) - (sum(widths[start:end]) + 2 * (end - start - 1))
@@ -136,7 +164,7 @@ def render_diff(diff, fmt: str = "table", listing: bool = False) -> str:
     """
     frame = diff.changes if listing else diff.summary
     if fmt in ("tsv", "csv"):
-        return frame.to_csv(sep="\t" if fmt == "tsv" else ",", index=False, lineterminator="\n")
+        return _delimited(frame, fmt)
     if fmt == "jsonl":
         return "".join(json.dumps(_plain(row)) + "\n" for row in frame.to_dict("records"))
     rank = {t: i for i, t in enumerate(shown_order(frame.topic.tolist()))}

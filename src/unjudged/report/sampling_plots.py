@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from unjudged.io.atomic import write_figure
 from unjudged.report._mpl import pyplot
 
 _STATS = (("tau", "Kendall's tau"), ("rho", "Pearson's rho"), ("rmse", "RMS error"))
@@ -52,8 +53,10 @@ def plot_sampling(rows: list[dict[str, Any]], path: str, runs: str = "all") -> s
     fig.suptitle(f"Estimates on sampled judgments against the complete judgments ({runs} runs)",
                  fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    try:
+        write_figure(fig, path, dpi=80)
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -92,6 +95,8 @@ def plot_scatter(sweep, path: str, estimator: int = 0, trial: int = 0) -> str:
     for ax in axes.ravel()[len(sets):]:
         ax.set_visible(False)
     fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    try:
+        write_figure(fig, path, dpi=80)
+    finally:
+        plt.close(fig)
     return path

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 
+from unjudged.report.rows import row_writer, safe_text
 from unjudged.results import Results
 
 
-def _rows(results: Results, per_topic: bool):
-    """(run, topic, measure, value, integer) in run order, topics first, 'all' last."""
+def _rows(results: Results, per_topic: bool, safe=str):
+    """(run, topic, measure, value, integer) in run order, topics first, 'all' last; the
+    names passed through `safe` (once each)."""
     for r in results.runs:
+        run = safe(r.run)
+        names = [safe(m.name) for m in r.measures]
         if per_topic:
             for t, topic in enumerate(r.topics):
+                topic = safe(topic)
                 for m, measure in enumerate(r.measures):
-                    yield r.run, topic, measure.name, float(r.values[t, m]), measure.spec.integer
+                    yield run, topic, names[m], float(r.values[t, m]), measure.spec.integer
         for m, (measure, value) in enumerate(zip(r.measures, r.summary)):
-            yield r.run, "all", measure.name, float(value), measure.spec.integer
+            yield run, "all", names[m], float(value), measure.spec.integer
 
 
 def _num(value: float, integer: bool) -> str:
@@ -35,10 +39,10 @@ def render(results: Results, fmt: str = "table", per_topic: bool = False) -> str
                        for run, topic, m, v, integer in _rows(results, per_topic))
     if fmt in ("tsv", "csv"):
         buf = io.StringIO()
-        writer = csv.writer(buf, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
-        writer.writerow(["run", "topic", "measure", "value"])
-        for run, topic, m, v, integer in _rows(results, per_topic):
-            writer.writerow([run, topic, m, _num(v, integer)])
+        writerow = row_writer(buf, fmt)
+        writerow(["run", "topic", "measure", "value"])
+        for run, topic, m, v, integer in _rows(results, per_topic, safe_text(fmt)):
+            writerow([run, topic, m, _num(v, integer)])
         return buf.getvalue()
     return _table(results, per_topic)
 
@@ -47,15 +51,17 @@ def _table(results: Results, per_topic: bool) -> str:
     """One row per run (and per topic with -q), one column per measure, aligned."""
     if not results.runs:
         return ""
-    names = [m.name for m in results.runs[0].measures]
+    safe = safe_text("table")
+    names = [safe(m.name) for m in results.runs[0].measures]
     header = ["run"] + (["topic"] if per_topic else []) + names
     body = []
     for r in results.runs:
         ints = [m.spec.integer for m in r.measures]
+        run = safe(r.run)
         if per_topic:
             for t, topic in enumerate(r.topics):
-                body.append([r.run, topic] + [_num(v, i) for v, i in zip(r.values[t], ints)])
-        body.append([r.run] + (["all"] if per_topic else []) +
+                body.append([run, safe(topic)] + [_num(v, i) for v, i in zip(r.values[t], ints)])
+        body.append([run] + (["all"] if per_topic else []) +
                     [_num(v, i) for v, i in zip(r.summary, ints)])
     widths = [max(len(row[c]) for row in [header] + body) for c in range(len(header))]
     lead = 2 if per_topic else 1

@@ -17,8 +17,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from unjudged.io.atomic import check_targets, make_folder, write_file
 from unjudged.report.html import tables as T
 from unjudged.report.html.page import PAGE, figure_html, footer_html
+from unjudged.report.names import file_stems, note_files
 
 
 @dataclass(eq=False)
@@ -30,38 +32,34 @@ class Page:
     tables: dict[str, list[tuple[list[dict], list[tuple[str, str]]]]] = field(
         default_factory=dict)
 
+    #: figure file name -> the run it shows, where the file name is not simply the run's
+    renamed: dict[str, str] = field(default_factory=dict)
+
     def write_pngs(self, folder: str) -> list[str]:
-        """Write every figure as PNG into `folder` (created); returns the paths."""
-        os.makedirs(folder, exist_ok=True)
-        out = []
-        for name, data in self.figures.items():
-            path = os.path.join(folder, name)
-            with open(path, "wb") as fh:
-                fh.write(data)
-            out.append(path)
+        """Write every figure as PNG into `folder` (created); returns the paths. Figures whose
+        file name differs from their run's name are listed in one note on stderr."""
+        out = self._write(folder, self.figures)
+        note_files(self.renamed.items())
         return out
 
     def write_tables(self, folder: str) -> list[str]:
         """Write every table as TSV and JSON lines into `folder` (created); returns paths."""
-        os.makedirs(folder, exist_ok=True)
-        out = []
-        for stem, (rows, columns) in self.tables.items():
-            for ext, text in T.text_tables(rows, columns).items():
-                path = os.path.join(folder, f"{stem}.{ext}")
-                with open(path, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-                out.append(path)
-        return out
+        return self._write(folder, {f"{stem}.{ext}": text
+                                    for stem, (rows, columns) in self.tables.items()
+                                    for ext, text in T.text_tables(rows, columns).items()})
+
+    @staticmethod
+    def _write(folder: str, files: dict[str, bytes | str]) -> list[str]:
+        """Every file checked before the first is written, each written whole."""
+        paths = [os.path.join(folder, name) for name in files]
+        make_folder(folder)
+        check_targets(paths)
+        for path, data in zip(paths, files.values()):
+            write_file(path, data)
+        return paths
 
 
-def safe_name(text: str) -> str:
-    """`text` usable as a file name and an HTML id.
-
-    Example:
-        >>> safe_name("nDCG@10 <x>")
-        'nDCG_10_x_'
-    """
-    return re.sub(r"[^A-Za-z0-9.-]+", "_", text)
+_HTML_UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 
 
 def render_report(data, meta: dict[str, Any], progress=None) -> Page:
@@ -93,9 +91,11 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
 
     from unjudged.report.html import figures as F
 
+    measure_stems = dict(zip(data.measures, file_stems(data.measures, _HTML_UNSAFE,
+                                                       mark_changed=False)))
     parts = []
     for m in data.measures:
-        s = safe_name(m)
+        s = measure_stems[m]
         rows = data.leaderboards[m]
         parts.append(f"<h3>{html.escape(m)}</h3>"
                      + fig(f"leaderboard-{s}", F.leaderboard_figure(rows, m),
@@ -105,16 +105,18 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
     leaderboard = "\n".join(parts)
     against = (f"each run against the baseline {html.escape(data.baseline)}"
                if data.baseline else "each run against the next one down the leaderboard")
-    pairs = "\n".join(f"<h3>{html.escape(m)}</h3>" + table(f"pairs-{safe_name(m)}",
+    pairs = "\n".join(f"<h3>{html.escape(m)}</h3>" + table(f"pairs-{measure_stems[m]}",
                                                              data.pairs[m], T.PAIRS,
                                                              mark="weak")
                       for m in data.measures)
     panels = ""
     if data.panels is not None:
-        panels = "\n".join(fig(f"topics-{safe_name(r.run)}",
-                               F.panel_figure(r, order, data.panels.point),
+        names = [r.run for r in data.panels.runs]
+        stems = file_stems(names, _HTML_UNSAFE)
+        page.renamed = {f"topics-{s}.png": n for s, n in zip(stems, names) if s != n}
+        panels = "\n".join(fig(f"topics-{s}", F.panel_figure(r, order, data.panels.point),
                                f"{r.run}: bootstrap per topic")
-                           for r, order in zip(data.panels.runs, data.panel_orders))
+                           for r, order, s in zip(data.panels.runs, data.panel_orders, stems))
     collection = (fig("judgments", F.judgments_figure(data.judgments),
                       "relevant share per topic")
                   + "<details><summary>Judgments per topic</summary>"

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from unjudged.report._mpl import pyplot
+from unjudged.report._mpl import pyplot, shown
 
 #: Modest resolution: 143 runs stay a few MB of page while text remains legible on screen.
 DPI = 80
@@ -40,7 +40,7 @@ def leaderboard_figure(rows: list[dict[str, Any]], measure: str) -> bytes:
             label="bootstrap 90% interval")
     ax.plot(get["bootstrap"], y, "k|", ms=8, label="bootstrap estimate")
     ax.plot(get["condensed"], y, "g.", ms=4, label="condensed")
-    ax.set_yticks(y, [r["run"] for r in rows], fontsize=7 if n > 30 else 8)
+    ax.set_yticks(y, [shown(r["run"]) for r in rows], fontsize=7 if n > 30 else 8)
     ax.set_ylim(-0.8, n - 0.2)
     ax.set_xlabel(measure)
     ax.grid(axis="x", lw=0.3)
@@ -75,14 +75,14 @@ def panel_figure(r, order: list[int], point: str) -> bytes:
         for method, colour, style in _MARKS:
             ax.axvline(r.points[method][t, 0], color=colour, ls=style, lw=1, label=method)
         ax.axvline(r.point[t, 0], color="black", lw=1, label=f"bootstrap {point}")
-        ax.set_title(f"{r.topics[t]}", fontsize=7, pad=2)
+        ax.set_title(shown(r.topics[t]), fontsize=7, pad=2)
         ax.tick_params(labelsize=6)
         ax.set_yticks([])
     for ax in axes.ravel()[len(order):]:
         ax.set_visible(False)
     handles, labels = axes.ravel()[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=7, frameon=False)
-    fig.suptitle(f"{r.run}: bootstrapped {r.measures[0].name} per topic, most uncertain "
+    fig.suptitle(f"{shown(r.run)}: bootstrapped {r.measures[0].name} per topic, most uncertain "
                  "first", fontsize=9)
     fig.tight_layout(rect=(0, 0.06, 1, 0.95))
     return png_bytes(fig)
@@ -97,7 +97,7 @@ def judgments_figure(rows: list[dict[str, Any]]) -> bytes:
     frac = np.array([r["relevant_fraction"] for r in rows], dtype=float)
     ax.bar(x, frac, color=["tab:red" if r["warn"] else "tab:blue" for r in rows])
     ax.axhline(1 / 3, color="k", ls="--", lw=0.8, label="one third")
-    ax.set_xticks(x, [r["topic"] for r in rows], fontsize=6, rotation=90)
+    ax.set_xticks(x, [shown(r["topic"]) for r in rows], fontsize=6, rotation=90)
     ax.set(ylabel="relevant / judged", ylim=(0, 1), title="Relevant share of the judged "
            "documents per topic (red: above one third)")
     ax.legend(fontsize=7)

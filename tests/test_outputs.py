@@ -1,0 +1,327 @@
+"""Outputs: every file goes through one writer (unjudged.io.atomic). What the target is decides
+how it is written (symlink, FIFO, device, hard link, regular file), a failure is one line naming
+the path with exit 2 and leaves the old content and no temporary file, and a killed writer
+leaves nothing behind for long."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from unjudged.cli import main
+from unjudged.errors import OutputError, UnjudgedError
+from unjudged.io import atomic
+from unjudged.io.atomic import check_targets, open_output, write_file
+
+QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n"
+RUN = "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 c 1 1.0 r\n"
+EXPECTED = "run\ttopic\tmeasure\tvalue\nr\tall\tP@2\t0.5000\n"
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    return str(tmp_path / "qrels"), str(tmp_path / "run")
+
+
+def _eval(files, *extra: str):
+    return CliRunner().invoke(main, ["eval", *files, "-m", "P@2", "-f", "tsv", *extra])
+
+
+def _one_line_error(result, *needles: str) -> str:
+    assert result.exit_code == 2, result.output
+    err = result.stderr.strip()
+    assert "\n" not in err and "Traceback" not in err, err
+    assert err.startswith("unjudged: error: cannot write "), err
+    for n in needles:
+        assert n in err, err
+    return err
+
+
+def _strays(folder) -> list[str]:
+    return sorted(n for n in os.listdir(folder) if n.startswith(".unjudged-"))
+
+
+def test_eval_output_to_a_new_file_and_stdout(files, tmp_path):
+    out = tmp_path / "out.tsv"
+    assert _eval(files, "-o", str(out)).exit_code == 0
+    assert out.read_text() == EXPECTED
+    assert _eval(files, "-o", "-").stdout == EXPECTED
+    assert _strays(tmp_path) == []
+
+
+def test_symlink_stays_a_link_and_its_target_is_replaced(files, tmp_path):
+    (tmp_path / "data").mkdir()
+    target = tmp_path / "data" / "real.tsv"
+    target.write_text("old\n")
+    link = tmp_path / "link.tsv"
+    link.symlink_to(os.path.join("data", "real.tsv"))
+    assert _eval(files, "-o", str(link)).exit_code == 0
+    assert link.is_symlink() and os.readlink(link) == os.path.join("data", "real.tsv")
+    assert target.read_text() == EXPECTED
+    # a dangling link: its target is created
+    dangling = tmp_path / "dangling.tsv"
+    dangling.symlink_to("data/new.tsv")
+    assert _eval(files, "-o", str(dangling)).exit_code == 0
+    assert dangling.is_symlink() and (tmp_path / "data" / "new.tsv").read_text() == EXPECTED
+
+
+def test_fifo_reader_gets_every_byte(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    data = bytes(range(256)) * 12_000  # 3 MB: more than any pipe buffer
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    write_file(str(fifo), data)
+    reader.join(10)
+    assert got == [data]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_fifo_from_the_command_line(files, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    result = _eval(files, "-o", str(fifo))
+    reader.join(10)
+    assert result.exit_code == 0 and got == [EXPECTED]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mknod of a character device needs root")
+def test_private_device_nodes_are_written_in_place(files, tmp_path):
+    null = tmp_path / "null"
+    full = tmp_path / "full"
+    os.mknod(null, 0o600 | stat.S_IFCHR, os.makedev(1, 3))  # as /dev/null
+    os.mknod(full, 0o600 | stat.S_IFCHR, os.makedev(1, 7))  # as /dev/full
+    assert _eval(files, "-o", str(null)).exit_code == 0
+    _one_line_error(_eval(files, "-o", str(full)), str(full), "no space left on device")
+    for node in (null, full):
+        st = os.lstat(node)
+        assert stat.S_ISCHR(st.st_mode) and st.st_rdev in (os.makedev(1, 3), os.makedev(1, 7))
+    assert _strays(tmp_path) == []
+
+
+def test_dev_stdout_is_this_process_stdout(files):
+    result = subprocess.run([sys.executable, "-m", "unjudged", "eval", *files, "-m", "P@2",
+                             "-f", "tsv", "-o", "/dev/stdout"], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": SRC}, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == EXPECTED
+    assert os.path.islink("/dev/stdout") or stat.S_ISCHR(os.stat("/dev/stdout").st_mode) \
+        or not stat.S_ISREG(os.lstat("/dev/stdout").st_mode)
+
+
+def test_dev_stdout_appends_where_the_shell_appends(files, tmp_path):
+    log = tmp_path / "log.tsv"
+    log.write_text("before\n")
+    with open(log, "a") as fh:
+        subprocess.run([sys.executable, "-m", "unjudged", "eval", *files, "-m", "P@2", "-f",
+                        "tsv", "-o", "/dev/stdout"], stdout=fh, check=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": SRC})
+    assert log.read_text() == "before\n" + EXPECTED
+
+
+def test_mode_is_kept_and_new_files_follow_the_umask(files, tmp_path):
+    private = tmp_path / "private.tsv"
+    private.write_text("old\n")
+    private.chmod(0o600)
+    assert _eval(files, "-o", str(private)).exit_code == 0
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600 and private.read_text() == EXPECTED
+    mask = os.umask(0o027)
+    try:
+        write_file(str(tmp_path / "new.tsv"), "x")
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE((tmp_path / "new.tsv").stat().st_mode) == 0o640
+
+
+def test_hard_link_is_written_into_the_same_file(files, tmp_path):
+    a, b = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    a.write_text("old content, longer than the new one " * 10)
+    os.link(a, b)
+    inode = a.stat().st_ino
+    assert _eval(files, "-o", str(a)).exit_code == 0
+    assert a.stat().st_ino == inode and a.stat().st_nlink == 2
+    assert b.read_text() == EXPECTED == a.read_text()
+
+
+@pytest.mark.parametrize("target,needles", [
+    ("", ["cannot write '': empty file name"]),
+    ("missing/dir/x.tsv", ["missing/dir/x.tsv", "folder missing/dir does not exist"]),
+    ("somedir", ["somedir: it is a folder"]),
+    ("somedir/", ["somedir/: it is a folder"]),
+    ("afile/x.tsv", ["afile/x.tsv", "not a folder"]),
+])
+def test_impossible_targets_are_one_line(files, tmp_path, monkeypatch, target, needles):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "somedir").mkdir()
+    (tmp_path / "afile").write_text("keep\n")
+    _one_line_error(_eval(files, "-o", target), *needles)
+    assert (tmp_path / "afile").read_text() == "keep\n"
+    assert _strays(tmp_path) == [] and _strays(tmp_path / "somedir") == []
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """A 64 KiB tmpfs, where this test may mount one."""
+    where = tmp_path / "fs"
+    where.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)],
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=False)
+
+
+def test_full_disk_keeps_the_old_content_and_leaves_nothing(files, small_tmpfs):
+    out = small_tmpfs / "out.tsv"
+    out.write_text("old\n")
+    big = "x" * 200_000
+    with pytest.raises(OutputError, match="no space left on device"):
+        write_file(str(out), big)
+    assert out.read_text() == "old\n" and os.listdir(small_tmpfs) == ["out.tsv"]
+    atomic.USE_O_TMPFILE, saved = False, atomic.USE_O_TMPFILE
+    try:
+        with pytest.raises(OutputError, match="no space left on device"):
+            write_file(str(out), big)
+    finally:
+        atomic.USE_O_TMPFILE = saved
+    assert out.read_text() == "old\n" and os.listdir(small_tmpfs) == ["out.tsv"]
+    # the hard-linked case reserves the space before touching the old content
+    os.link(out, small_tmpfs / "other.tsv")
+    with pytest.raises(OutputError, match="no space left on device"):
+        write_file(str(out), big)
+    assert out.read_text() == "old\n" == (small_tmpfs / "other.tsv").read_text()
+    # and from the command line: one line, exit 2
+    (small_tmpfs / "other.tsv").unlink()
+    (small_tmpfs / "filler").write_bytes(b"\0" * (64 * 1024 - 4096))
+    _one_line_error(_eval(files, "-o", str(out)), str(out), "no space left on device")
+    assert out.read_text() == "old\n"
+
+
+def test_read_only_file_system(files, small_tmpfs):
+    out = small_tmpfs / "out.tsv"
+    out.write_text("old\n")
+    subprocess.run(["mount", "-o", "remount,ro", str(small_tmpfs)], check=True)
+    _one_line_error(_eval(files, "-o", str(out)), str(out), "read-only file system")
+    _one_line_error(_eval(files, "-o", str(small_tmpfs / "new.tsv")), "read-only file system")
+    with pytest.raises(OutputError, match="read-only file system"):
+        check_targets([str(out)])
+    assert out.read_text() == "old\n"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores folder permissions")
+def test_permission_denied(files, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        _one_line_error(_eval(files, "-o", str(locked / "x.tsv")), "permission denied")
+    finally:
+        locked.chmod(0o700)
+
+
+_KILLED = """
+import os, sys
+from unjudged.io import atomic
+atomic.USE_O_TMPFILE = {anonymous}
+with atomic.open_output(sys.argv[1]) as fh:
+    fh.write(b"partial " * 300_000)
+    fh.flush()
+    os.kill(os.getpid(), 9)
+"""
+
+
+@pytest.mark.parametrize("anonymous", [True, False])
+def test_kill_9_in_the_write_window(tmp_path, anonymous):
+    out = tmp_path / "out.tsv"
+    out.write_text("old\n")
+    done = subprocess.run([sys.executable, "-c", _KILLED.format(anonymous=anonymous),
+                           str(out)], env={**os.environ, "PYTHONPATH": SRC}, timeout=60)
+    assert done.returncode == -9
+    assert out.read_text() == "old\n"
+    if anonymous and atomic.USE_O_TMPFILE:
+        assert _strays(tmp_path) == []  # an O_TMPFILE file has no name to leave behind
+    else:
+        assert len(_strays(tmp_path)) == 1  # named after the dead writer's pid ...
+    write_file(str(tmp_path / "next.tsv"), "next\n")
+    assert _strays(tmp_path) == []  # ... and removed by the next write into the folder
+    assert sorted(os.listdir(tmp_path)) == ["next.tsv", "out.tsv"]
+
+
+def test_a_live_writers_temporary_file_is_left_alone(tmp_path):
+    live = tmp_path / f".unjudged-{atomic._HOST}-{os.getpid()}-0123abcd.tmp"
+    live.write_text("busy")
+    other_host = tmp_path / ".unjudged-elsewhere-999999999-0123abcd.tmp"
+    other_host.write_text("busy")
+    write_file(str(tmp_path / "x"), "x")
+    assert live.exists() and other_host.exists()
+
+
+def test_failure_inside_the_block_leaves_the_old_content(tmp_path):
+    out = tmp_path / "out.tsv"
+    out.write_text("old\n")
+    for anonymous in (True, False):
+        atomic.USE_O_TMPFILE, saved = anonymous and atomic.USE_O_TMPFILE, atomic.USE_O_TMPFILE
+        try:
+            with pytest.raises(ZeroDivisionError):
+                with open_output(str(out)) as fh:
+                    fh.write(b"new" * 1_000_000)
+                    1 / 0
+        finally:
+            atomic.USE_O_TMPFILE = saved
+    assert out.read_text() == "old\n" and os.listdir(tmp_path) == ["out.tsv"]
+
+
+def test_unix_socket_receives_the_bytes(tmp_path):
+    import socket
+
+    path = str(tmp_path / "sock")
+    got = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(path)
+        server.listen(1)
+
+        def serve():
+            conn, _ = server.accept()
+            with conn:
+                chunks = iter(lambda: conn.recv(65536), b"")
+                got.append(b"".join(chunks))
+
+        t = threading.Thread(target=serve)
+        t.start()
+        write_file(path, b"hello\n")
+        t.join(10)
+    assert got == [b"hello\n"]
+
+
+def test_output_error_is_an_unjudged_error():
+    err = OutputError("x", "it is a folder")
+    assert isinstance(err, UnjudgedError) and err.path == "x" and err.reason == "it is a folder"
+
+
+def test_check_targets_folders(tmp_path):
+    (tmp_path / "f").write_text("")
+    check_targets(folders=[str(tmp_path / "new" / "deeper"), str(tmp_path)])
+    with pytest.raises(OutputError, match="exists and is not a folder"):
+        check_targets(folders=[str(tmp_path / "f")])
+    with pytest.raises(OutputError, match="is not a folder"):
+        check_targets(folders=[str(tmp_path / "f" / "sub")])
+    with pytest.raises(OutputError, match="it is a folder"):
+        check_targets([str(tmp_path)])
