@@ -325,3 +325,19 @@ def test_check_targets_folders(tmp_path):
         check_targets(folders=[str(tmp_path / "f" / "sub")])
     with pytest.raises(OutputError, match="it is a folder"):
         check_targets([str(tmp_path)])
+
+
+def test_every_output_is_checked_before_any_is_written(tmp_path):
+    (tmp_path / "qrels").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "x").write_text("1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n2 Q0 c 1 1.0 x\n")
+    (runs / "y").write_text("1 Q0 b 1 2.0 y\n1 Q0 a 2 1.0 y\n2 Q0 z 1 1.0 y\n")
+    bad = str(tmp_path / "missing" / "out.tsv")
+    for args in (["matrix", "-m", "P", "--depths", "1", "--plot", str(tmp_path / "figs")],
+                 ["coverage", "--plot", str(tmp_path / "figs.png"), "--unjudged-out",
+                  str(tmp_path / "unjudged.txt")]):
+        r = CliRunner().invoke(main, [args[0], str(tmp_path / "qrels"), str(runs), *args[1:],
+                                      "-o", bad])
+        _one_line_error(r, bad, "does not exist")
+        assert sorted(os.listdir(tmp_path)) == ["qrels", "runs"], args

@@ -57,18 +57,19 @@ def fail(message: str) -> None:
 def check_suffix(path: str | None, suffixes: tuple[str, ...], option: str,
                  any_case: bool = False) -> None:
     """A usage error unless `path` (when given) ends in one of `suffixes`; an OutputError
-    unless it, and the command's -o file, can be written. Commands call this for their side
-    outputs before any work, so no output is written when another one cannot be."""
+    unless it, and the command's -o (and --unjudged-out) file, can be written. Commands call this
+    for their side outputs before any work, so no output is written when another one cannot
+    be."""
     from unjudged.io.atomic import check_targets
 
     ctx = click.get_current_context(silent=True)
-    output = ctx.params.get("output") if ctx is not None else None
+    outputs = [ctx.params.get(p) for p in ("output", "unjudged_out")] if ctx else []
     if path is not None and not (path.lower() if any_case else path).endswith(suffixes):
         either = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 \
             else suffixes[0]
         raise click.BadParameter(f"{path}: expected a file name ending in {either}",
                                  param_hint=option)
-    check_targets([path, output if isinstance(output, str) else None])
+    check_targets([path] + [p for p in outputs if isinstance(p, str)])
 
 
 PLOT_SUFFIXES = (".png", ".pdf", ".svg")

@@ -71,6 +71,9 @@ def matrix_cmd(qrels, runs, families, depths, test, alpha, seed, ap_denominator,
 
     Every run is evaluated over all QRELS topics (as with -c: a missing topic scores 0)."""
     lean_arrow()
+    from unjudged.io.atomic import check_targets
+
+    check_targets([output])  # before the figures are written
     from unjudged.io import read_qrels
     from unjudged.io.runs import iter_runs
     from unjudged.matrix import decision_matrix

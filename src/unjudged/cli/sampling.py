@@ -220,6 +220,9 @@ def _check_seed(seed: int) -> None:  # numpy's SeedSequence takes no negative en
 def _check_suffix(path, suffixes, option) -> None:
     if path and not path.endswith(suffixes):
         raise click.BadParameter(f"{path}: expected {', '.join(suffixes)}", param_hint=option)
+    from unjudged.io.atomic import check_targets
+
+    check_targets([path, click.get_current_context().params.get("output")])  # before writing
 
 
 def _write_details(sweep, path: str) -> None:
