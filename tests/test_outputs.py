@@ -341,3 +341,30 @@ def test_every_output_is_checked_before_any_is_written(tmp_path):
                                       "-o", bad])
         _one_line_error(r, bad, "does not exist")
         assert sorted(os.listdir(tmp_path)) == ["qrels", "runs"], args
+
+
+def test_copy_falls_back_to_reading_and_writing(tmp_path, monkeypatch):
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    src.write_bytes(bytes(range(256)) * 9000)
+    monkeypatch.setattr(os, "copy_file_range", lambda *a: (_ for _ in ()).throw(
+        OSError(38, "Function not implemented")))
+    with open(src, "rb") as a, open(dst, "wb") as b:
+        atomic._copy(a.fileno(), b.fileno(), src.stat().st_size)
+    assert dst.read_bytes() == src.read_bytes()
+
+
+def test_anonymous_file_copied_out_where_it_cannot_be_linked(tmp_path, monkeypatch):
+    def refuse(fd, name):
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(atomic, "_link_empty_path", refuse)
+    monkeypatch.setattr(atomic, "_link_proc", refuse)
+    monkeypatch.setattr(atomic, "_NO_LINK", set())
+    out = tmp_path / "out.tsv"
+    out.write_text("old\n")
+    out.chmod(0o640)
+    write_file(str(out), "new\n" * 100_000)
+    assert out.read_text() == "new\n" * 100_000 and stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert atomic._NO_LINK == {out.stat().st_dev} and os.listdir(tmp_path) == ["out.tsv"]
+    write_file(str(out), "again\n")  # named temporary files on this device from now on
+    assert out.read_text() == "again\n" and os.listdir(tmp_path) == ["out.tsv"]

@@ -19,7 +19,7 @@ What happens depends on what the path is now:
 
 Every failure is one :class:`~unjudged.errors.OutputError` naming the path and the reason;
 the previous content stays intact and no temporary file is left behind. A temporary file whose
-writer was killed (``kill -9``) is removed by the next write into that folder.
+writer was killed (``kill -9``) is removed by the next process that writes into that folder.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ _FD_ALIAS = re.compile(r"/dev/(?:(?P<std>stdout|stderr)|fd/(?P<fd>\d+))"
 USE_O_TMPFILE = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
 _CHUNK = 1 << 20
 _NO_LINK: set[int] = set()  # devices where an O_TMPFILE file cannot be linked into place
+_SWEPT: set[str] = set()  # folders already cleared of dead writers' temporary files
 
 
 def reason(exc: OSError) -> str:
@@ -263,7 +264,11 @@ class _Sink:
         raise NotImplementedError
 
     def abort(self) -> None:
-        """Drop what was written; nothing of it reaches the target."""
+        """Drop what was written and not yet sent; nothing more reaches the target."""
+        fh = getattr(self, "fh", None)
+        if isinstance(fh, _FdWriter):
+            fh.discard()
+            fh.close()
 
 
 class _Descriptor(_Sink):
@@ -286,13 +291,10 @@ class _Descriptor(_Sink):
     def commit(self) -> None:
         if isinstance(self.fh, io.BytesIO):
             sys.stdout.write(self.fh.getvalue().decode("utf-8", "replace"))
+            sys.stdout.flush()
+            return
         self.fh.flush()
         if isinstance(self.fh, _FdWriter):
-            self.fh.close()
-
-    def abort(self) -> None:
-        if isinstance(getattr(self, "fh", None), _FdWriter):
-            self.fh.discard()
             self.fh.close()
 
 
@@ -306,11 +308,6 @@ class _Stream(_Sink):
         self.fh.flush()
         self.fh.close()
 
-    def abort(self) -> None:
-        if isinstance(getattr(self, "fh", None), _FdWriter):
-            self.fh.discard()
-            self.fh.close()
-
 
 class _FdWriter:
     """Buffered writes to a descriptor whose buffer can be dropped: a failed output must not
@@ -323,17 +320,25 @@ class _FdWriter:
         self.buf = bytearray()
 
     def write(self, data) -> int:
-        self.buf += data
-        if len(self.buf) >= _CHUNK:
-            self.flush()
-        return len(data) if isinstance(data, (bytes, bytearray)) else memoryview(data).nbytes
+        with memoryview(data) as view, view.cast("B") as flat:
+            if len(flat) >= _CHUNK:  # large pieces go straight out, without a copy
+                self.flush()
+                self._write_all(flat)
+            else:
+                self.buf += flat
+                if len(self.buf) >= _CHUNK:
+                    self.flush()
+            return len(flat)
 
     def flush(self) -> None:
         with memoryview(self.buf) as view:
-            done = 0
-            while done < len(view):
-                done += os.write(self.fd, view[done:done + _CHUNK])
+            self._write_all(view)
         self.buf = bytearray()
+
+    def _write_all(self, view: memoryview) -> None:
+        done = 0
+        while done < len(view):
+            done += os.write(self.fd, view[done:done + _CHUNK])
 
     def discard(self) -> None:
         self.buf = bytearray()
@@ -405,8 +410,7 @@ class _Replace(_Sink):
         if self.fd < 0:
             self.temp = _temp_name(self.folder)
             self.fd = os.open(self.temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
-                              0o600)
-            os.fchmod(self.fd, 0o666 & ~_umask())
+                              0o666)  # the umask applies, as to any new file
         if self.st is not None:
             self._keep_owner_and_mode()
         self.fh = _FdWriter(self.fd, owned=False)
@@ -447,17 +451,18 @@ class _Replace(_Sink):
 
     def _name_anonymous(self) -> None:
         """Give the anonymous file a (temporary) name. Where the kernel refuses to link it
-        (some sandboxes answer EXDEV), copy it to a named file once and remember to use named
-        files on this device from then on."""
+        (a /proc of another mount namespace answers EXDEV), copy it to a named file instead and
+        use named files on this device from then on."""
         temp = _temp_name(self.folder)
-        try:
-            os.link(f"/proc/self/fd/{self.fd}", temp, follow_symlinks=True)
-            self.temp = temp
-            return
-        except OSError as exc:
-            if exc.errno not in (errno.EXDEV, errno.ENOENT, errno.EPERM, errno.EACCES,
-                                 errno.EOPNOTSUPP, errno.EINVAL):
-                raise
+        for link in (_link_empty_path, _link_proc):
+            try:
+                link(self.fd, temp)
+                self.temp = temp
+                return
+            except OSError as exc:
+                if exc.errno not in (errno.EXDEV, errno.ENOENT, errno.EPERM, errno.EACCES,
+                                     errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+                    raise
         _NO_LINK.add(os.fstat(self.fd).st_dev)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         self.temp = temp
@@ -465,19 +470,13 @@ class _Replace(_Sink):
             os.fchmod(fd, stat.S_IMODE(os.fstat(self.fd).st_mode))
             if self.st is not None:
                 _give(fd, self.st)
-            size, done = os.fstat(self.fd).st_size, 0
-            while done < size:
-                n = os.copy_file_range(self.fd, fd, size - done, done, done)
-                if n == 0:
-                    raise OSError(errno.EIO, "short copy")
-                done += n
+            _copy(self.fd, fd, os.fstat(self.fd).st_size)
             os.fsync(fd)
         finally:
             os.close(fd)
 
     def abort(self) -> None:
-        if isinstance(getattr(self, "fh", None), _FdWriter):
-            self.fh.discard()
+        super().abort()
         self._close()
         if self.temp is not None:
             try:
@@ -495,6 +494,22 @@ class _Replace(_Sink):
                 pass
 
 
+def _link_empty_path(fd: int, name: str) -> None:
+    """linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH): needs no /proc, but root (or Linux
+    6.10+) and a C library to call."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.linkat(fd, b"", -100, os.fsencode(name), 0x1000) != 0:  # AT_FDCWD, AT_EMPTY_PATH
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+
+
+def _link_proc(fd: int, name: str) -> None:
+    """The same through /proc/self/fd, for anyone (but /proc must be this process's)."""
+    os.link(f"/proc/self/fd/{fd}", name, follow_symlinks=True)
+
+
 def _give(fd: int, st: os.stat_result) -> None:
     """The owner of the file replaced, where permitted (before fchmod: chown clears setuid)."""
     if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
@@ -504,10 +519,24 @@ def _give(fd: int, st: os.stat_result) -> None:
             pass  # only root may give a file away; the mode is still kept
 
 
-def _umask() -> int:
-    mask = os.umask(0o22)
-    os.umask(mask)
-    return mask
+def _copy(src: int, dst: int, size: int) -> None:
+    """The first `size` bytes of `src` to `dst`: in the kernel where it can, else read and
+    written in chunks."""
+    done = 0
+    try:
+        while done < size:
+            n = os.copy_file_range(src, dst, size - done, done, done)
+            if n == 0:
+                break
+            done += n
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSYS, errno.EXDEV, errno.EINVAL, errno.EOPNOTSUPP):
+            raise
+    while done < size:
+        chunk = os.pread(src, min(_CHUNK, size - done), done)
+        if not chunk:
+            raise OSError(errno.EIO, "the temporary file ended early")
+        done += os.pwrite(dst, chunk, done)
 
 
 def _temp_name(folder: str) -> str:
@@ -515,7 +544,11 @@ def _temp_name(folder: str) -> str:
 
 
 def _sweep(folder: str) -> None:
-    """Remove temporary files of this host's writers that died (kill -9) before renaming."""
+    """Remove temporary files of this host's writers that died (kill -9) before renaming;
+    once per folder and process."""
+    if folder in _SWEPT:
+        return
+    _SWEPT.add(folder)
     try:
         entries = list(os.scandir(folder))
     except OSError:
