@@ -186,3 +186,8 @@ def test_estimate_side_output_checked_with_the_output(tmp_path):
                                          str(tmp_path / "s.npz")])
     assert r.exit_code == 2 and "does not exist" in r.stderr
     assert not (tmp_path / "s.npz").exists()
+
+
+def test_table_titles_keep_their_lines_and_escape_names():
+    text = render_rows([{"run": "r"}], ["run"], title="against \x1b[2Jbase\nsecond line")
+    assert text.splitlines() == ["against \\x1b[2Jbase", "second line", "run", "r"]

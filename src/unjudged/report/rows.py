@@ -103,7 +103,8 @@ def render_rows(rows: Iterable[dict[str, Any]], columns: list[str], fmt: str = "
         return buf.getvalue()
     body = [[_cell_in(r.get(c), decimals, safe) for c in columns] for r in rows]
     columns = [safe(c) for c in columns]
-    title = safe(title) if title else title
+    if title:  # a title may have several lines of its own
+        title = "\n".join(safe(line) for line in title.split("\n"))
     widths = [max(len(x[i]) for x in [columns] + body) for i in range(len(columns))]
 
     def line(row: list[str]) -> str:
