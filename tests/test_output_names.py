@@ -39,7 +39,10 @@ def _results(names):
     return score([read_run(run, name=n) for n in names], q, parse_measures(["P@1"]))
 
 
-def test_fifteen_hostile_run_names_give_fifteen_files(tmp_path, capsys):
+def test_fifteen_hostile_run_names_give_fifteen_files(tmp_path, capsys, monkeypatch):
+    import unjudged.report.plots as plots
+
+    monkeypatch.setattr(plots, "_figure", lambda plt, *a: plt.figure(figsize=(1, 1)))  # fast
     q = read_qrels({"1": {"a": 1, "b": 0}})
     runs = [read_run({"1": {"a": 2.0, "x": 1.0}}, name=n) for n in HOSTILE]
     est = estimate_runs(runs, q, parse_measures(["P@2"]), b=20, keep_samples=True)
@@ -191,3 +194,25 @@ def test_estimate_side_output_checked_with_the_output(tmp_path):
 def test_table_titles_keep_their_lines_and_escape_names():
     text = render_rows([{"run": "r"}], ["run"], title="against \x1b[2Jbase\nsecond line")
     assert text.splitlines() == ["against \\x1b[2Jbase", "second line", "run", "r"]
+
+
+def test_report_figures_of_colliding_run_names_stay_apart(tmp_path, capsys, monkeypatch):
+    from unjudged.report.html import figures, render_report
+    from unjudged.report_data import build_report
+
+    for drawing in ("leaderboard_figure", "panel_figure", "judgments_figure", "coverage_figure"):
+        monkeypatch.setattr(figures, drawing, lambda *a, **k: b"\x89PNG")  # names, not images
+
+    q = read_qrels({"1": {"a": 1, "b": 0}, "2": {"c": 1}})
+    names = ["a/b", "a<b", "a_b"]
+    runs = [read_run({"1": {"a": 2.0 - i / 10, "x": 1.0}, "2": {"c": 1.0}}, name=n)
+            for i, n in enumerate(names)]
+    page = render_report(build_report(runs, q, ["P@2"], b=20, topic_panels=3), {})
+    panels = sorted(f for f in page.figures if f.startswith("topics-"))
+    assert len(panels) == 3 and len(set(panels)) == 3
+    written = page.write_pngs(str(tmp_path / "png"))
+    assert len(written) == len(page.figures) == len(os.listdir(tmp_path / "png"))
+    note = capsys.readouterr().err
+    assert note.count("unjudged: note:") == 1
+    assert all(f"{p} <- {n!r}" in note for p, n in page.renamed.items())
+    assert set(page.renamed.values()) == set(names)  # "a_b" shares its stem: hashed as well

@@ -375,7 +375,7 @@ class _InPlace(_Sink):
         try:
             size = os.fstat(fd).st_size
             try:
-                if data:
+                if data and hasattr(os, "posix_fallocate"):  # not on macOS
                     os.posix_fallocate(fd, 0, len(data))
             except OSError as exc:
                 if os.fstat(fd).st_size != size:
@@ -524,7 +524,7 @@ def _copy(src: int, dst: int, size: int) -> None:
     written in chunks."""
     done = 0
     try:
-        while done < size:
+        while done < size and hasattr(os, "copy_file_range"):
             n = os.copy_file_range(src, dst, size - done, done, done)
             if n == 0:
                 break
