@@ -110,7 +110,8 @@ def plot_coverage(cov, path: Any, pool_depth: int) -> Any:
         if isinstance(path, (str, os.PathLike)):
             write_figure(fig, path, dpi=110)
         else:
-            fig.savefig(path, dpi=110)  # a buffer (the HTML report's figures)
+            buf = path  # a buffer: the HTML report's figures
+            fig.savefig(buf, dpi=110)
     finally:
         plt.close(fig)
     return path
