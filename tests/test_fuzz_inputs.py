@@ -1,0 +1,534 @@
+"""A fuzz corpus of mutated real files: each input reads right or fails on its first bad line.
+
+Seeds are trec_eval's own test files (../shared/data/trec_eval/test); each input is a seed
+after one to three seeded mutations (byte flips, truncation, NUL bytes, invalid UTF-8, huge
+fields, CR-only or mixed line ends, lines of blanks, odd blanks, too few or too many fields,
+odd numbers, comments, repeated lines). For every input the readers, and evaluation against the
+seed's partner file, must give the reference parser's values (tests/reference_parser.py,
+tests/reference_trec_eval.py) or raise the project's error naming the file and the first bad
+line. A sample goes through the CLI in subprocesses (exit 2, one stderr line, no traceback,
+no hang).
+
+The counts of a larger campaign:
+
+    .venv/bin/python tests/test_fuzz_inputs.py --count 6000 --cli 40 --large
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import functools
+import gzip
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import reference_parser as ref  # noqa: E402
+import reference_trec_eval as ref_eval  # noqa: E402
+from shared_data import TREC_EVAL, need  # noqa: E402
+from test_reader_differential import compare_qrels, compare_run, outcome, stream  # noqa: E402
+
+from unjudged import evaluate  # noqa: E402
+from unjudged.io import read_qrels, read_run  # noqa: E402
+
+# seed file -> (kind, lines kept, partner file for evaluation); slices keep each input small
+SEEDS = {
+    "results.test": ("run", 400, "qrels.test"),
+    "results.trunc": ("run", 300, "qrels.test"),
+    "results-302.test": ("run", 300, "qrels-302.test"),
+    "results.comment.test": ("run", 200, "qrels.comment.test"),
+    "qrels.test": ("qrels", 500, "results.test"),
+    "qrels.rel_level": ("qrels", 500, "results.test"),
+    "qrels.comments.123": ("qrels", 500, "results.test"),
+    "qrels.test.with-comments": ("qrels", 500, "results.test"),
+}
+MEASURES = {"P@10": "P_10", "AP": "map", "nDCG@10": "ndcg_cut_10", "NumRet": "num_ret",
+            "Bpref": "bpref"}
+ODD_NUMBERS = [b"+1", b"-1", b"007", b"1e3", b"0x10", b".5", b"5.", b"nan", b"inf", b"-inf",
+               b"1e400", b"NA", b"null", b"99999999999999999999", b"2147483648", b"1_0",
+               b"-0", b"1.5", b"\xef\xbc\x91"]
+BLANK_RUNS = [b"\t", b" \t", b"\v", b"\f", b"  ", b" \t\v\f "]
+GOOD = ("clean", "clean error")
+# lines longer than this are refused (UNJUDGED_MAX_LINE); huge_field makes some
+MAX_LINE = 1 << 16
+
+# ---------------------------------------------------------------------------- mutations
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return data.split(b"\n")
+
+
+def _pick_line(rng: random.Random, lines: list[bytes]) -> int:
+    full = [i for i, line in enumerate(lines) if line.split()]
+    return rng.choice(full) if full else 0
+
+
+def _edit_field(rng, data: bytes, edit) -> bytes:
+    lines = _lines(data)
+    i = _pick_line(rng, lines)
+    fields = lines[i].split()
+    if fields:
+        j = rng.randrange(len(fields))
+        fields[j] = edit(fields[j], j, len(fields))
+        lines[i] = b" ".join(f for f in fields if f is not None)
+    return b"\n".join(lines)
+
+
+def flip_bytes(rng, data, kind):
+    buf = bytearray(data)
+    for _ in range(rng.randint(1, 3)):
+        if buf:
+            buf[rng.randrange(len(buf))] ^= 1 << rng.randrange(8)
+    return bytes(buf)
+
+
+def set_byte(rng, data, kind):
+    buf = bytearray(data)
+    if buf:
+        buf[rng.randrange(len(buf))] = rng.choice(b" \t\n\r#\x00\xff0.-x\v\f")
+    return bytes(buf)
+
+
+def truncate(rng, data, kind):
+    return data[: rng.randrange(len(data) + 1)]
+
+
+def insert_nul(rng, data, kind):
+    at = rng.randrange(len(data) + 1)
+    return data[:at] + b"\x00" + data[at:]
+
+
+def invalid_utf8(rng, data, kind):
+    bad = rng.choice([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xe6\x97", b"\xfe\xfe"])
+    return _edit_field(rng, data, lambda f, j, n: f[: len(f) // 2] + bad + f[len(f) // 2:])
+
+
+def huge_field(rng, data, kind):
+    size = rng.choice([5_000, 100_000, 300_000])
+    return _edit_field(rng, data, lambda f, j, n: f + b"x" * size if j != n - 1 or kind == "run"
+                       else f)
+
+
+def huge_digits(rng, data, kind):
+    return _edit_field(rng, data, lambda f, j, n: b"9" * rng.choice([30, 5_000]) if j in (0, 3)
+                       else f)
+
+
+def cr_only(rng, data, kind):
+    return data.replace(b"\n", b"\r")
+
+
+def crlf(rng, data, kind):
+    return data.replace(b"\n", b"\r\n")
+
+
+def mixed_ends(rng, data, kind):
+    return b"".join(line + rng.choice([b"\n", b"\r\n", b"\r"]) for line in _lines(data))
+
+
+def blank_lines(rng, data, kind):
+    lines = _lines(data)
+    # a line of n-1 blanks (n fields) once made the next line the culprit
+    choices = [b"", b" ", b"\t", b" \t\v\f ", b" " * (4 if kind == "run" else 3)]
+    for _ in range(rng.randint(1, 3)):
+        lines.insert(rng.randrange(len(lines) + 1), rng.choice(choices))
+    return b"\n".join(lines)
+
+
+def odd_blanks(rng, data, kind):
+    lines = _lines(data)
+    for i in rng.sample(range(len(lines)), min(len(lines), rng.randint(1, 50))):
+        lines[i] = rng.choice(BLANK_RUNS).join(lines[i].split())
+        if rng.random() < 0.3:
+            lines[i] = rng.choice(BLANK_RUNS) + lines[i] + rng.choice(BLANK_RUNS)
+    return b"\n".join(lines)
+
+
+def all_odd_blanks(rng, data, kind):
+    sep = rng.choice(BLANK_RUNS)
+    return b"\n".join(sep.join(line.split()) for line in _lines(data))
+
+
+def too_few(rng, data, kind):
+    return _edit_field(rng, data, lambda f, j, n: None)
+
+
+def too_many(rng, data, kind):
+    return _edit_field(rng, data, lambda f, j, n: f + b" " + rng.choice([b"x", b"1", b"#"]))
+
+
+def odd_number(rng, data, kind):
+    column = 4 if kind == "run" else 3
+    return _edit_field(rng, data, lambda f, j, n: rng.choice(ODD_NUMBERS) if j == column or
+                       rng.random() < 0.2 else f)
+
+
+def comment(rng, data, kind):
+    lines = _lines(data)
+    i = rng.randrange(len(lines) + 1)
+    if rng.random() < 0.5 and i < len(lines):
+        lines[i] = rng.choice([b"#", b" #", b"\t# "]) + lines[i]
+    else:
+        lines.insert(i, rng.choice([b"# note", b"#", b"  # x y z w v u", b"#\xff"]))
+    return b"\n".join(lines)
+
+
+def repeat_line(rng, data, kind):
+    lines = _lines(data)
+    i = _pick_line(rng, lines)
+    copy = lines[i]
+    fields = copy.split()
+    if kind == "qrels" and len(fields) == 4 and rng.random() < 0.5:
+        copy = b" ".join(fields[:3] + [b"0" if fields[3] != b"0" else b"1"])
+    lines.insert(rng.randrange(len(lines) + 1), copy)
+    return b"\n".join(lines)
+
+
+def join_lines(rng, data, kind):
+    lines = _lines(data)
+    i = _pick_line(rng, lines)
+    if i + 1 < len(lines):
+        lines[i: i + 2] = [lines[i] + rng.choice([b" ", b"\t", b""]) + lines[i + 1]]
+    return b"\n".join(lines)
+
+
+MUTATIONS = [flip_bytes, set_byte, truncate, insert_nul, invalid_utf8, huge_field, huge_digits,
+             cr_only, crlf, mixed_ends, blank_lines, odd_blanks, all_odd_blanks, too_few,
+             too_many, odd_number, comment, repeat_line, join_lines]
+
+
+def mutate(rng: random.Random, data: bytes, kind: str) -> tuple[bytes, str]:
+    chosen = [rng.choice(MUTATIONS) for _ in range(rng.choice([1, 1, 2, 3]))]
+    for m in chosen:
+        data = m(rng, data, kind)
+    return data, "+".join(m.__name__ for m in chosen)
+
+
+# ------------------------------------------------------------------------------ checking
+
+
+@functools.cache
+def seeds_in(folder: Path) -> "Seeds":
+    return Seeds(folder)
+
+
+class Seeds:
+    """The seed slices and their partners, read once."""
+
+    def __init__(self, folder: Path) -> None:
+        self.text, self.partner = {}, {}
+        for name, (kind, keep, partner) in SEEDS.items():
+            self.partner[name] = folder / partner
+            with open(folder / name, "rb") as fh:
+                lines = fh.readlines()
+            if kind == "run":  # the lines of topics the partner judges, so that values count
+                judged = {line.split(b" ", 1)[0] for line in self.partner[name].open("rb")}
+                lines = [line for line in lines if not line.split() or line.startswith(b"#")
+                         or line.split()[0] in judged]
+            self.text[name] = b"".join(lines[:keep])
+        self.parsed = {name: self._parse_partner(name) for name in SEEDS}
+
+    def _parse_partner(self, name):
+        kind = SEEDS[name][0]
+        data = self.partner[name].read_bytes()
+        parsed = ref.parse_qrels(data) if kind == "run" else ref.parse_run(data)
+        assert parsed.ok, (self.partner[name], parsed.reason)
+        return parsed
+
+
+def expected_scores(run: ref.Parsed, qrels: ref.Parsed) -> dict[tuple[str, str], float]:
+    """{(topic, measure): value} by the reference measures, "all" = the mean."""
+    # C float scores: the ranking trec_eval (and unjudged) sorts by
+    ranking = {q: [(d, float(np.float32(s))) for d, s in docs]
+               for q, docs in ref.run_rankings(run.rows).items()}
+    per_topic, summary = ref_eval.evaluate(ref.adhoc(qrels.rows), ranking)
+    out = {}
+    for ours, theirs in MEASURES.items():
+        for topic, values in per_topic.items():
+            out[(topic, ours)] = float(values[theirs])
+        if per_topic:
+            out[("all", ours)] = float(summary[theirs])
+    return out
+
+
+def compare_scores(frame, expected: dict) -> str:
+    got = {(t, m): float(v) for t, m, v in zip(frame.topic, frame.measure, frame.value)}
+    if set(got) != set(expected):
+        missing = sorted(set(expected) ^ set(got))[:3]
+        return f"{len(got)} values, expected {len(expected)} (differ: {missing})"
+    for key, value in expected.items():
+        if not np.isclose(got[key], value, rtol=1e-9, atol=1e-12):
+            return f"{key}: {got[key]}, expected {value}"
+    return ""
+
+
+def parse(kind: str, data: bytes) -> ref.Parsed:
+    return (ref.parse_run if kind == "run" else ref.parse_qrels)(data, max_line=MAX_LINE)
+
+
+def check_input(seeds: Seeds, name: str, data: bytes, folder: str,
+                with_values: bool) -> dict[str, tuple[str, str]]:
+    """The outcome of each in-process reader (and, `with_values`, of evaluation) on `data`."""
+    kind = SEEDS[name][0]
+    path = os.path.join(folder, "input.run" if kind == "run" else "input.qrels")
+    Path(path).write_bytes(data)
+    parsed = parse(kind, data)
+    read, compare = (read_run, compare_run) if kind == "run" else (read_qrels, compare_qrels)
+    out = {"read(path)": outcome(read, path, path, parsed, compare)}
+    if with_values:
+        out["read(stream)"] = outcome(read, stream(data, path), path, parsed, compare)
+        packed = path + ".gz"  # recognised by its content, read as the plain file
+        Path(packed).write_bytes(gzip.compress(data, compresslevel=1))
+        out["read(gzip)"] = outcome(read, packed, packed, parsed, compare)
+        partner = str(seeds.partner[name])
+        run_path, qrels_path = (path, partner) if kind == "run" else (partner, path)
+        expected = _expected(seeds, name, parsed)
+        out["evaluate"] = outcome(lambda _: evaluate([run_path], qrels_path, list(MEASURES)),
+                                  None, path, parsed,
+                                  lambda frame, _: compare_scores(frame, expected))
+    return out
+
+
+def _expected(seeds: Seeds, name: str, parsed: ref.Parsed) -> dict:
+    if not parsed.ok:
+        return {}
+    pair = (parsed, seeds.parsed[name]) if SEEDS[name][0] == "run" else (seeds.parsed[name],
+                                                                         parsed)
+    return expected_scores(*pair)
+
+
+CLI_WAYS = ("eval", "eval from stdin", "trec_eval")
+
+
+def check_cli(seeds: Seeds, name: str, data: bytes, folder: str, way: str) -> tuple[str, str]:
+    """Exit 0 with the reference's P@10, or exit 2 with one line naming the first bad line."""
+    kind = SEEDS[name][0]
+    path = os.path.join(folder, "cli.run" if kind == "run" else "cli.qrels")
+    Path(path).write_bytes(data)
+    partner = str(seeds.partner[name])
+    named = "-" if way == "eval from stdin" else path
+    run_path, qrels_path = (named, partner) if kind == "run" else (partner, named)
+    parsed = parse(kind, data)
+    if way == "trec_eval":
+        command = ["trec_eval", "-m", "P.10", qrels_path, run_path]
+    else:
+        command = ["eval", qrels_path, run_path, "-m", "P@10", "-f", "jsonl"]
+    command = [sys.executable, "-m", "unjudged", *command]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=120, check=False,
+                              input=data if named == "-" else b"")
+    except subprocess.TimeoutExpired:
+        return "hang", " ".join(command)
+    err = done.stderr.decode("utf-8", "replace")
+    if "Traceback" in err:
+        return "traceback", err.strip().splitlines()[-1][:200]
+    if done.returncode == 0:
+        if not parsed.ok:
+            return "accepted bad input", f"line {parsed.error}: {parsed.reason}"
+        return _cli_value(done.stdout.decode(), _expected(seeds, name, parsed), way)
+    lines = err.strip("\n").split("\n")
+    if done.returncode != 2 or len(lines) != 1:
+        return "bad exit", f"exit {done.returncode}: {err[:200]!r}"
+    shown = "<stdin>" if named == "-" else path
+    prefix = f"unjudged: error: {shown}:"
+    if parsed.ok:
+        return "rejected good input", lines[0][:200]
+    line = None
+    if lines[0].startswith(prefix):
+        number = lines[0][len(prefix):].split(":", 1)[0]
+        line = int(number) if number.isdigit() else None
+    elif not lines[0].startswith(f"unjudged: error: {shown}"):
+        return "bad message", lines[0][:200]
+    if parsed.allows_error_at(line):
+        return "clean error", ""
+    return "wrong line", f"{lines[0][:200]} (first bad line {parsed.error}: {parsed.reason})"
+
+
+def _cli_value(stdout: str, expected: dict, way: str) -> tuple[str, str]:
+    want = expected.get(("all", "P@10"))
+    if way == "trec_eval":  # `P_10  \tall\t0.3000`
+        got = next((line.split("\t")[2] for line in stdout.splitlines()
+                    if line.split("\t")[:2] == ["P_10                  ", "all"]), None)
+        ok = want is not None and got == f"{want:.4f}"
+    else:
+        rows = [json.loads(line) for line in stdout.splitlines()]
+        got = next((r["value"] for r in rows if r["topic"] == "all"), None)
+        ok = want is not None and got is not None and abs(got - want) < 1e-12
+    return ("clean", "") if ok else ("wrong value", f"P@10 {got}, expected {want}")
+
+
+def campaign(count: int, seed: int = 15, cli: int = 6, values_every: int = 10) -> dict:
+    """Run `count` mutated inputs in-process (`cli` of them also through the CLI).
+
+    Returns {"counts": Counter of outcomes, "failures": [(input label, check, outcome,
+    detail, data)]}; every check of an input counts once. Lines may be MAX_LINE bytes long
+    (set through UNJUDGED_MAX_LINE for the campaign).
+    """
+    seeds = seeds_in(need(TREC_EVAL))
+    rng = random.Random(seed)
+    names = sorted(SEEDS)
+    counts: collections.Counter = collections.Counter()
+    failures = []
+    cli_at = sorted(random.Random(seed + 1).sample(range(count), min(cli, count)))
+    saved = os.environ.get("UNJUDGED_MAX_LINE")
+    os.environ["UNJUDGED_MAX_LINE"] = str(MAX_LINE)
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            for i in range(count):
+                name = names[i % len(names)]
+                data, how = mutate(rng, seeds.text[name], SEEDS[name][0])
+                results = check_input(seeds, name, data, folder,
+                                      with_values=i % values_every == 0)
+                if i in cli_at:
+                    way = CLI_WAYS[cli_at.index(i) % len(CLI_WAYS)]
+                    results[f"cli {way}"] = check_cli(seeds, name, data, folder, way)
+                for check, (status, detail) in results.items():
+                    counts[status] += 1
+                    counts["checks"] += 1
+                    if status not in GOOD:
+                        failures.append((f"#{i} {name} {how}", check, status, detail, data))
+                counts["inputs"] += 1
+    finally:
+        if saved is None:
+            os.environ.pop("UNJUDGED_MAX_LINE", None)
+        else:
+            os.environ["UNJUDGED_MAX_LINE"] = saved
+    return {"counts": counts, "failures": failures}
+
+
+# Mutations of whole large files at the block sizes readers work in (64 KiB to 2 MiB): a line
+# end, a blank run or a bad field cut in two by a block boundary.
+BOUNDARIES = [1 << 16, 1 << 18, 1 << 20, 1 << 21]
+BOUNDARY_EDITS = {
+    "CRLF across": lambda d, b: d[:b - 1] + b"\r\n" + d[b - 1:],
+    "lone CR at": lambda d, b: d[:b] + b"\r" + d[b:],
+    "blank line at": lambda d, b: d[:d.index(b"\n", b) + 1] + b" \t \v\n"
+    + d[d.index(b"\n", b) + 1:],
+    "tab at": lambda d, b: d[:b] + b"\t" + d[b + 1:],
+    "VT at": lambda d, b: d[:b] + b"\v" + d[b + 1:],
+    "bad score at": lambda d, b: d[:b] + b"x" + d[b:],
+    "NUL at": lambda d, b: d[:b] + b"\x00" + d[b:],
+    "line start repeated at": lambda d, b: d[:b] + d[: d.index(b"\n") + 1] + d[b:],
+}
+WHOLE_EDITS = {
+    "CR only": lambda d: d.replace(b"\n", b"\r"),
+    "CRLF": lambda d: d.replace(b"\n", b"\r\n"),
+    "tabs and blanks": lambda d: d.replace(b" ", b" \t"),
+}
+
+
+def large_inputs(folder: Path, full: bool = False) -> list[tuple[str, str, bytes]]:
+    """(label, kind, bytes): a 1.1 MB run and a 0.4 MB qrels (`full`: a 2.8 MB run, a 1 MB
+    qrels and a 9 MB run past the 4 MiB read chunk) edited at block boundaries."""
+    run = (folder / "results.comment.test").read_bytes()
+    run = run if full else run[: run.index(b"\n", (1 << 20) + 50_000) + 1]
+    qrels = b"".join((folder / "qrels.comments.123").read_bytes().replace(b"\n30", b"\n" + p)
+                     for p in (b"A", b"B", b"C", b"D", b"E")[: 5 if full else 2])
+    files = [("run", run), ("qrels", qrels)]
+    if full:
+        files.append(("run", b"".join(b"%d Q0 d%d %d %d.5 t\n" % (i % 97, i, i, i % 89)
+                                      for i in range(450_000))))
+    out = []
+    for kind, data in files:
+        out += [(f"{kind} {what}", kind, edit(data)) for what, edit in WHOLE_EDITS.items()]
+        for at in BOUNDARIES + ([1 << 22, 1 << 23] if full else []):
+            if at < len(data) - 100:
+                for n, (what, edit) in enumerate(BOUNDARY_EDITS.items()):
+                    if full or (n + at.bit_length() + len(kind)) % 2 == 0:  # half of them
+                        out.append((f"{kind} {what} {at}", kind, edit(data, at)))
+    return out
+
+
+def check_large(label: str, kind: str, data: bytes, folder: str) -> dict[str, tuple[str, str]]:
+    path = os.path.join(folder, "large." + kind)
+    Path(path).write_bytes(data)
+    parsed = parse(kind, data)
+    read, compare = (read_run, compare_run) if kind == "run" else (read_qrels, compare_qrels)
+    out = {"read(path)": outcome(read, path, path, parsed, compare)}
+    if len(label) % 2:  # half of them (a regular file and a stream take different paths)
+        out["read(stream)"] = outcome(read, stream(data, path), path, parsed, compare)
+    return out
+
+
+def summary(result: dict) -> str:
+    c = result["counts"]
+    head = (f"{c['inputs']} inputs, {c['checks']} checks: {c['clean']} clean (right values), "
+            f"{c['clean error']} clean errors (exit 2 naming the first bad line), "
+            f"{c['checks'] - c['clean'] - c['clean error']} other")
+    others = collections.Counter(f[2] for f in result["failures"])
+    lines = [head] + [f"  {status}: {n}" for status, n in others.most_common()]
+    seen = set()
+    for label, check, status, detail, data in result["failures"]:
+        key = (status, detail.split(" (")[0][-60:])
+        if key in seen:
+            continue
+        seen.add(key)
+        lines.append(f"  - {label} [{check}] {status}: {detail}")
+        if len(seen) >= 25:
+            break
+    return "\n".join(lines)
+
+
+def test_fuzz_corpus_reads_right_or_names_the_first_bad_line():
+    result = campaign(count=int(os.environ.get("UNJUDGED_FUZZ_COUNT", "300")))
+    print("\n" + summary(result))
+    assert not result["failures"], summary(result)
+
+
+def test_large_files_edited_at_block_boundaries():
+    failures = []
+    with tempfile.TemporaryDirectory() as folder:
+        for label, kind, data in large_inputs(need(TREC_EVAL)):
+            for check, (status, detail) in check_large(label, kind, data, folder).items():
+                if status not in GOOD:
+                    failures.append(f"{label} [{check}] {status}: {detail}")
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS))
+def test_unmutated_seeds_read_right(name):
+    seeds = seeds_in(need(TREC_EVAL))
+    with tempfile.TemporaryDirectory() as folder:
+        results = check_input(seeds, name, seeds.text[name], folder, with_values=True)
+        if name in ("results.test", "qrels.test"):
+            results["cli"] = check_cli(seeds, name, seeds.text[name], folder, "eval")
+    assert all(status == "clean" for status, _ in results.values()), results
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--count", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--cli", type=int, default=20, help="inputs also run through the CLI")
+    parser.add_argument("--values-every", type=int, default=10)
+    parser.add_argument("--large", action="store_true",
+                        help="also the large files edited at block boundaries (9 MB and less)")
+    parser.add_argument("--dump", help="write the failing inputs to this folder")
+    args = parser.parse_args()
+    result = campaign(args.count, args.seed, args.cli, args.values_every)
+    if args.large:
+        with tempfile.TemporaryDirectory() as folder:
+            for label, kind, data in large_inputs(need(TREC_EVAL), full=True):
+                result["counts"]["inputs"] += 1
+                for check, (status, detail) in check_large(label, kind, data, folder).items():
+                    result["counts"][status] += 1
+                    result["counts"]["checks"] += 1
+                    if status not in GOOD:
+                        result["failures"].append((label, check, status, detail, data))
+    print(summary(result))
+    if args.dump:
+        os.makedirs(args.dump, exist_ok=True)
+        for n, (label, check, status, detail, data) in enumerate(result["failures"]):
+            Path(args.dump, f"{n:04d}.bin").write_bytes(data)
+            with open(Path(args.dump, "index.txt"), "a") as fh:
+                fh.write(f"{n:04d}\t{label}\t{check}\t{status}\t{detail}\n")

@@ -1,0 +1,359 @@
+"""Every reader against the reference parser (tests/reference_parser.py), on Hypothesis files.
+
+The files mix odd blanks (tabs, VT, FF, runs of them, at line starts and ends), line ends (LF,
+CRLF, lone CR, mixed, none at the end), blank and comment lines, numbers trec_eval reads one
+way or another (+1, -1, 007, 1e3, 0x10, .5, huge integers, nan, inf) and ids (UTF-8, long, '#'
+inside, digits only, bytes that str.split() but not trec_eval takes for blanks). A reader must
+give the reference's records, or fail with one line naming the file and the first bad line.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+import reference_parser as ref  # noqa: E402
+
+from unjudged.errors import FormatError, UnjudgedError  # noqa: E402
+from unjudged.io import read_qrels, read_run  # noqa: E402
+from unjudged.io.diversity import read_diversity_qrels, read_intents  # noqa: E402
+from unjudged.io.sampled import read_sampled_qrels  # noqa: E402
+
+# UNJUDGED_DIFF_EXAMPLES raises the count for a longer hunt (the default keeps the file < 30 s)
+SETTINGS = settings(max_examples=int(os.environ.get("UNJUDGED_DIFF_EXAMPLES", "100")),
+                    deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+# ------------------------------------------------------------------------------ checking
+
+
+def outcome(read, source, path: str, parsed: ref.Parsed, compare) -> tuple[str, str]:
+    """("clean" | "clean error" | what went wrong, detail) of one reader on one input.
+
+    `read(source)` reads it; `compare(result, parsed)` returns a difference or "".
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = read(source)
+        except UnjudgedError as exc:
+            return _judge_error(exc, path, parsed)
+        except Exception as exc:  # noqa: BLE001 -- any other exception is the finding
+            return "traceback", f"{type(exc).__name__}: {exc}"[:300]
+    noisy = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+    if noisy:
+        return "warning", noisy[0][:200]
+    if not parsed.ok:
+        return "accepted bad input", f"line {parsed.error}: {parsed.reason}"
+    diff = compare(result, parsed)
+    return ("clean", "") if not diff else ("wrong value", diff)
+
+
+def _judge_error(exc: UnjudgedError, path: str, parsed: ref.Parsed) -> tuple[str, str]:
+    text = str(exc)
+    line = exc.line if isinstance(exc, FormatError) else None
+    where = f"{path}:{line}: " if line is not None else f"{path}: "
+    if "\n" in text or not text.startswith(where):
+        return "bad message", f"{text[:200]!r} (expected it to start with {where!r})"
+    if parsed.allows_error_at(line):
+        return "clean error", ""
+    if parsed.ok:
+        return "rejected good input", f"{text[:200]}"
+    return "wrong line", f"{text[:200]} (first bad line {parsed.error}: {parsed.reason})"
+
+
+def compare_run(run, parsed: ref.Parsed) -> str:
+    expected = ref.run_rankings(parsed.rows)
+    docs, scores = run.docno.to_pylist(), run.score.tolist()
+    got = {t: list(zip(docs[run.offsets[i]:run.offsets[i + 1]],
+                       scores[run.offsets[i]:run.offsets[i + 1]]))
+           for i, t in enumerate(run.topics)}
+    if got != expected:
+        return _first_difference(got, expected)
+    if run.name != parsed.name:
+        return f"name {run.name!r}, expected the first tag {parsed.name!r}"
+    return ""
+
+
+def compare_qrels(qrels, parsed: ref.Parsed) -> str:
+    got, expected = qrels.to_dict(), ref.adhoc(parsed.rows)
+    return "" if got == expected else _first_difference(got, expected)
+
+
+def _first_difference(got: dict, expected: dict) -> str:
+    if set(got) != set(expected):
+        return f"topics {sorted(got)[:5]!r}, expected {sorted(expected)[:5]!r}"
+    for t in expected:
+        if got[t] != expected[t]:
+            return f"topic {t!r}: {str(got[t])[:150]}, expected {str(expected[t])[:150]}"
+    return "differs"
+
+
+def stream(data: bytes, path: str) -> io.BytesIO:
+    buf = io.BytesIO(data)
+    buf.name = path
+    return buf
+
+
+def compare_sampled(qrels, parsed: ref.Parsed) -> str:
+    diff = compare_qrels(qrels, parsed)
+    docs, n = qrels.docs.to_pylist(), len(qrels.docs)
+    got = {(qrels.topics[k // n], docs[k % n]): qrels.strata[s]
+           for k, s in zip(qrels.keys.tolist(), qrels.key_strata.tolist())}
+    expected = {(q, d): s for q, _, d, s, _ in parsed.rows}
+    return diff or ("" if got == expected else _first_difference(got, expected))
+
+
+def compare_intents(intents, parsed: ref.Parsed) -> str:
+    expected = {(t, s): p for t, s, p in parsed.rows}
+    return "" if intents == expected else _first_difference(intents, expected)
+
+
+# a few judgments, so that read_run(..., qrels=) looks documents up while it reads (the path
+# `unjudged trec_eval` and `eval` take)
+LOOKUP = read_qrels({"1": {"a": 1, "d1": 1}, "007": {"00700": 2}, "301": {"FBIS3-10082": 1}})
+
+KINDS = {
+    "run": (ref.parse_run, compare_run, {
+        "read_run(path)": lambda data, path: (read_run, path),
+        "read_run(stream)": lambda data, path: (read_run, stream(data, path)),
+        "read_run(path, qrels=)": lambda data, path: (
+            lambda p: read_run(p, qrels=LOOKUP), path),
+    }),
+    "qrels": (lambda data: ref.parse_qrels(data), compare_qrels, {
+        "read_qrels(path)": lambda data, path: (read_qrels, path),
+        "read_qrels(stream)": lambda data, path: (read_qrels, stream(data, path)),
+        "read_diversity_qrels(path)": lambda data, path: (read_diversity_qrels, path),
+    }),
+    "sampled": (ref.parse_sampled, compare_sampled, {
+        "read_sampled_qrels(path)": lambda data, path: (read_sampled_qrels, path),
+        "read_sampled_qrels(stream)": lambda data, path: (read_sampled_qrels,
+                                                          stream(data, path)),
+    }),
+    "intents": (ref.parse_intents, compare_intents, {
+        "read_intents(path)": lambda data, path: (read_intents, path),
+        "read_intents(stream)": lambda data, path: (read_intents, stream(data, path)),
+    }),
+}
+
+
+def check_all(data: bytes, kind: str, folder: str) -> dict[str, tuple[str, str]]:
+    """The outcome of every reader of `kind` (run, qrels, sampled) on `data`, by reader."""
+    path = os.path.join(folder, f"{kind}.txt")
+    with open(path, "wb") as fh:
+        fh.write(data)
+    parse, compare, readers = KINDS[kind]
+    parsed = parse(data)
+    out = {}
+    for label, make in readers.items():
+        read, source = make(data, path)
+        out[label] = outcome(read, source, path, parsed, compare)
+    return out
+
+
+def assert_clean(data: bytes, kind: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        results = check_all(data, kind, folder)
+    bad = {k: v for k, v in results.items() if v[0] not in ("clean", "clean error")}
+    assert not bad, f"input {data[:400]!r}: {bad}"
+
+
+# ---------------------------------------------------------------------------- strategies
+
+SEPARATORS = st.text(alphabet=" \t\v\f", min_size=1, max_size=3)
+EDGES = st.text(alphabet=" \t\v\f", max_size=2)
+LINE_ENDS = st.sampled_from(["\n", "\r\n", "\r"])
+
+# ids trec_eval takes whole: digits only (also with leading zeros), '#' inside, UTF-8, bytes
+# that only str.split() takes for blanks, long ones
+# ("\udcff" is the byte 0xff after encoding with surrogateescape: not UTF-8)
+SPECIAL_IDS = ["007", "7", "0", "a#b", "x#", "日本", "é", "d\u00a0x", "d\x1cx", "d\x85x",
+               "d\u2028x", "\u202ex", "-1", "+1", "1e3", "x" * 3000, "9" * 5000, "x\udcffy",
+               "\udcc3"]
+ID_TEXT = st.text(st.characters(blacklist_categories=("Cs",),
+                                blacklist_characters=" \t\n\v\f\r\x00"), min_size=1, max_size=10)
+IDS = st.one_of(st.sampled_from(SPECIAL_IDS), ID_TEXT,
+                st.text(alphabet="0123456789", min_size=1, max_size=25),
+                st.text(alphabet="ab#", min_size=1, max_size=4))
+
+GOOD_SCORES = ["+1", "-1", "007", "1e3", ".5", "5.", "-0", "1E-2", "0", "3.25", "1e-400",
+               "9" * 40, "-2.5e+2", "00.100", "1.00000001", "1.00000002", "3.5e38"]
+BAD_SCORES = ["0x10", "nan", "NaN", "inf", "-inf", "Infinity", "1e400", "NA", "null", "1_0",
+              "1,5", "..", "1e", "e3", "+", "\uff11", "0x1p3", "1.2.3"]
+SCORES = st.one_of(st.sampled_from(GOOD_SCORES), st.sampled_from(GOOD_SCORES),
+                   st.floats(allow_nan=False, allow_infinity=False).map(repr),
+                   st.integers(-10**6, 10**6).map(str), st.sampled_from(BAD_SCORES))
+SCORES_ONLY_GOOD = st.one_of(st.sampled_from(GOOD_SCORES),
+                             st.floats(allow_nan=False, allow_infinity=False).map(repr))
+
+GOOD_GRADES = ["0", "1", "2", "+1", "-1", "007", "-0", "2147483647", "-2147483648", "-2"]
+BAD_GRADES = ["0x10", "NA", "null", "1.0", "1e3", "2147483648", "99999999999999999999",
+              "\u0663", "1_0", "+", "--1", "1.5"]
+GRADES = st.one_of(st.sampled_from(GOOD_GRADES), st.sampled_from(GOOD_GRADES),
+                   st.integers(-3, 4).map(str), st.sampled_from(BAD_GRADES))
+
+
+@st.composite
+def render(draw, rows: list[list[str]]) -> bytes:
+    """Lines of fields joined by odd blanks, with blank and comment lines between them."""
+    style = draw(st.sampled_from(["\n", "\r\n", "\r", "mixed"]))
+    out = []
+    for fields in rows:
+        extra = draw(st.sampled_from(["", "", "", "", "blank", "comment"]))
+        if extra == "blank":
+            out.append(draw(EDGES))
+        elif extra == "comment":
+            out.append(draw(EDGES) + "#" + draw(st.sampled_from(["", " note", "# x y z"])))
+        line = draw(EDGES)
+        for i, f in enumerate(fields):
+            line += (draw(SEPARATORS) if i else "") + f
+        out.append(line + draw(EDGES))
+    ends = [style if style != "mixed" else draw(LINE_ENDS) for _ in out]
+    text = "".join(line + end for line, end in zip(out, ends))
+    if draw(st.integers(0, 9)) == 0:
+        text = "\ufeff" + text  # a byte order mark
+    if draw(st.booleans()):
+        text = text[: len(text) - len(ends[-1])] if ends else text  # no end on the last line
+    return text.encode("utf-8", "surrogateescape")
+
+
+@st.composite
+def run_files(draw, only_good: bool = False) -> bytes:
+    topics = draw(st.lists(IDS, min_size=1, max_size=3, unique=True))
+    n = draw(st.integers(1, 25))
+    rows = []
+    for i in range(n):
+        qid = draw(st.sampled_from(topics))
+        docno = draw(IDS) + str(i)  # distinct documents; repeats are made on purpose below
+        score = draw(SCORES_ONLY_GOOD if only_good else SCORES)
+        tag = draw(st.sampled_from(["tag", "r#1", "x"]))
+        rows.append([qid, "Q0", docno, str(i + 1), score, tag]
+                    + draw(st.lists(st.sampled_from(["extra", "#", "1"]), max_size=2)))
+    if not only_good:
+        mutate = draw(st.sampled_from(["", "", "", "short", "repeat", "comment-first"]))
+        at = draw(st.integers(0, n - 1))
+        if mutate == "short":
+            rows[at] = rows[at][:draw(st.integers(1, 5))]
+        elif mutate == "repeat":
+            rows.insert(at, list(rows[draw(st.integers(0, n - 1))]))
+        elif mutate == "comment-first":
+            rows[at][0] = "#" + rows[at][0]
+    return draw(render(rows))
+
+
+@st.composite
+def qrels_files(draw, only_good: bool = False, sampled: bool = False) -> bytes:
+    """Qrels (`sampled`: sample_eval's 5 columns, now and then trec_eval's 4)."""
+    topics = draw(st.lists(IDS, min_size=1, max_size=3, unique=True))
+    n = draw(st.integers(1, 25))
+    strata = sampled and draw(st.integers(0, 4)) > 0
+    rows = []
+    for i in range(n):
+        grade = draw(st.sampled_from(["-1"] + GOOD_GRADES) if only_good else GRADES)
+        stratum = [draw(st.sampled_from(["1", "2", "10", "s#"]))] if strata else []
+        rows.append([draw(st.sampled_from(topics)), draw(st.sampled_from(["0", "0", "1", "#"])),
+                     draw(IDS) + str(i), *stratum, grade])
+    if not only_good:
+        mutate = draw(st.sampled_from(["", "", "short", "long", "same twice", "other grade",
+                                       "other stratum"]))
+        at = draw(st.integers(0, n - 1))
+        if mutate == "short":
+            rows[at] = rows[at][:draw(st.integers(1, 3))]
+        elif mutate == "long":
+            rows[at] = rows[at] + ["x"]
+        elif mutate:
+            copy = list(rows[draw(st.integers(0, n - 1))])
+            if mutate == "other grade":
+                copy[-1] = str((ref.parse_grade(copy[-1].encode()) or 0) + 1)
+            elif mutate == "other stratum" and strata:
+                copy[3] += "0"
+            rows.insert(at, copy)
+    return draw(render(rows))
+
+
+@st.composite
+def intents_files(draw) -> bytes:
+    pairs = draw(st.lists(st.tuples(IDS, IDS), min_size=1, max_size=8, unique=True))
+    rows = [[t, s, draw(SCORES)] for t, s in pairs]
+    if draw(st.booleans()):
+        at = draw(st.integers(0, len(rows) - 1))
+        rows[at] = rows[at][:draw(st.integers(1, 2))] + draw(st.sampled_from([[], ["x"]]))
+    return draw(render(rows))
+
+
+# --------------------------------------------------------------------------------- tests
+
+
+@SETTINGS
+@given(run_files(only_good=True))
+def test_good_runs_read_as_the_reference_reads_them(data):
+    assert_clean(data, "run")
+
+
+@SETTINGS
+@given(run_files())
+def test_runs_read_or_name_the_first_bad_line(data):
+    assert_clean(data, "run")
+
+
+@SETTINGS
+@given(qrels_files(only_good=True))
+def test_good_qrels_read_as_the_reference_reads_them(data):
+    assert_clean(data, "qrels")
+
+
+@SETTINGS
+@given(qrels_files())
+def test_qrels_read_or_name_the_first_bad_line(data):
+    assert_clean(data, "qrels")
+
+
+# The cases the issue names, spelled out so that a failure reads as the issue's item.
+ISSUE_CASES = [
+    ("run", b"1 \tQ0 \td1 \t1 \t3.0 \tr\n1 \tQ0 \td2 \t2 \t2.0 \tr\n"),  # item 6
+    ("run", b"1\vQ0\fd1\v1\f3.0\vr\n"),  # item 6: VT/FF
+    ("run", b"1 Q0 a 1 3 r x\r1 Q0 b 2 2 r\r1 Q0 c 3 1 r\r"),  # item 9: CR-only, text after tag
+    ("qrels", b"1 0 a 0x10\n"),  # item 8
+    ("qrels", b"1 0 a +1\n"),
+    ("qrels", b"1 0 a NA\n"),
+    ("qrels", b"1 0 a 99999999999999999999\n"),
+    ("run", b"9" * 5000 + b" Q0 a 1 1.0 r\n"),
+    ("run", b"1 Q0 a 1 1 r\n   \t \n1 Q0 b\n"),  # item 10: the bad line after blanks
+    ("qrels", b"1 0 a 1\n \n\n1 0 b\n"),
+]
+
+
+def test_the_issue_cases():
+    failures = []
+    for kind, data in ISSUE_CASES:
+        with tempfile.TemporaryDirectory() as folder:
+            for label, (status, detail) in check_all(data, kind, folder).items():
+                if status not in ("clean", "clean error"):
+                    failures.append(f"{label} on {data[:60]!r}: {status}: {detail}")
+    assert not failures, "\n".join(failures)
+
+
+@SETTINGS
+@given(qrels_files(only_good=True, sampled=True))
+def test_good_sampled_qrels_read_as_the_reference_reads_them(data):
+    assert_clean(data, "sampled")
+
+
+@SETTINGS
+@given(qrels_files(sampled=True))
+def test_sampled_qrels_read_or_name_the_first_bad_line(data):
+    assert_clean(data, "sampled")
+
+
+@SETTINGS
+@given(intents_files())
+def test_intents_read_or_name_the_first_bad_line(data):
+    assert_clean(data, "intents")
