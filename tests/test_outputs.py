@@ -389,3 +389,14 @@ def test_no_module_writes_files_past_the_writer():
             if _WRITES.search(code) and "buf" not in code:
                 found.append(f"{rel}:{number}: {line.strip()}")
     assert found == []
+
+
+def test_numpy_writes_through_open_output(tmp_path):
+    import numpy as np
+
+    out = tmp_path / "cache.npz"
+    with open_output(str(out)) as fh:
+        np.savez(fh, key=np.array("k"), data=np.arange(300_000))
+    with np.load(out) as z:
+        assert str(z["key"]) == "k" and z["data"].sum() == 300_000 * 299_999 // 2
+    assert os.listdir(tmp_path) == ["cache.npz"]

@@ -267,7 +267,6 @@ class _Sink:
         """Drop what was written and not yet sent; nothing more reaches the target."""
         fh = getattr(self, "fh", None)
         if isinstance(fh, _FdWriter):
-            fh.discard()
             fh.close()
 
 
@@ -309,15 +308,20 @@ class _Stream(_Sink):
         self.fh.close()
 
 
-class _FdWriter:
-    """Buffered writes to a descriptor whose buffer can be dropped: a failed output must not
-    flush leftovers later (a BufferedWriter would, on garbage collection, to whatever file
-    then holds the descriptor's number)."""
+class _FdWriter(io.RawIOBase):
+    """Buffered, write-only, unseekable file on a descriptor (numpy and zipfile accept it).
+    Closing it drops what was not flushed: a failed output must never reach its target later
+    (a BufferedWriter would flush on garbage collection, to whatever file then holds the
+    descriptor's number). Commits flush first."""
 
     def __init__(self, fd: int, owned: bool = True) -> None:
+        super().__init__()
         self.fd = fd
         self.owned = owned
         self.buf = bytearray()
+
+    def writable(self) -> bool:
+        return True
 
     def write(self, data) -> int:
         with memoryview(data) as view, view.cast("B") as flat:
@@ -331,8 +335,9 @@ class _FdWriter:
             return len(flat)
 
     def flush(self) -> None:
-        with memoryview(self.buf) as view:
-            self._write_all(view)
+        if self.buf and self.fd >= 0:
+            with memoryview(self.buf) as view:
+                self._write_all(view)
         self.buf = bytearray()
 
     def _write_all(self, view: memoryview) -> None:
@@ -340,16 +345,12 @@ class _FdWriter:
         while done < len(view):
             done += os.write(self.fd, view[done:done + _CHUNK])
 
-    def discard(self) -> None:
-        self.buf = bytearray()
-
     def close(self) -> None:
+        self.buf = bytearray()
         if self.owned and self.fd >= 0:
-            fd, self.fd = self.fd, -1
-            os.close(fd)
-
-    def writable(self) -> bool:
-        return True
+            os.close(self.fd)
+        self.fd = -1
+        super().close()
 
 
 class _Socket(_Sink):
@@ -486,6 +487,8 @@ class _Replace(_Sink):
             self.temp = None
 
     def _close(self) -> None:
+        if isinstance(getattr(self, "fh", None), _FdWriter):
+            self.fh.close()  # not owned: this only drops its buffer and number
         if self.fd >= 0:
             fd, self.fd = self.fd, -1
             try:
