@@ -400,3 +400,15 @@ def test_numpy_writes_through_open_output(tmp_path):
     with np.load(out) as z:
         assert str(z["key"]) == "k" and z["data"].sum() == 300_000 * 299_999 // 2
     assert os.listdir(tmp_path) == ["cache.npz"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may give a file to another owner")
+def test_owner_is_kept_where_permitted(tmp_path):
+    out = tmp_path / "theirs.tsv"
+    out.write_text("old\n")
+    os.chown(out, 4321, 4321)
+    out.chmod(0o604)
+    write_file(str(out), "new\n")
+    st = out.stat()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (4321, 4321, 0o604)
+    assert out.read_text() == "new\n"
