@@ -280,13 +280,15 @@ def strategy_results(est: Estimates, method: str):
 
 def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] = METHODS,
              prior: str = "pool+run", b: int = 10_000, seed: int = 0, point: str = "mean",
-             per_topic: bool = True, policies: Policies | None = None, **policy_kw: Any):
+             per_topic: bool = True, policies: Policies | None = None, names: str = "tag",
+             **policy_kw: Any):
     """Scores under each strategy for unjudged documents, as a tidy DataFrame.
 
     Columns run, topic ("all" for the run level), measure, method (nonrel, condensed, upper,
     bootstrap, guaranteed_lower, guaranteed_upper), value, and for the bootstrap mean, mode,
     std, p5, p25, p50, p75, p90, p95. `prior` is pool, run or pool+run; `b` the number of
     bootstrap iterations; `point` the bootstrap's point estimate (mean, mode, median, q0.75).
+    `runs` and `names` are taken as by `evaluate` (e.g. a dict {name: run}).
 
     Example:
         >>> df = estimate({"q": {"a": 3, "x": 2, "b": 1}}, {"q": {"a": 1, "b": 0, "c": 1}},
@@ -300,8 +302,8 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] = M
     pol = (policies or Policies()).but(**policy_kw) if policy_kw else (policies or Policies())
     q = read_qrels(qrels)
     ms = parse_measures(measures)
-    est = estimate_runs(_as_runs(runs, pol.ties, q), q, ms, methods=methods, prior=prior, b=b,
-                        seed=seed, point=point, policies=pol)
+    est = estimate_runs(_as_runs(runs, pol.ties, q, names), q, ms, methods=methods,
+                        prior=prior, b=b, seed=seed, point=point, policies=pol)
     return est.to_pandas(per_topic=per_topic)
 
 

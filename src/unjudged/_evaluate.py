@@ -2,26 +2,64 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Iterable
 
 import numpy as np
+
+from unjudged._notes import note
 
 from unjudged.data.diversity import judge_diversity, needs_subtopics
 from unjudged.data.judged import Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
-from unjudged.io import read_qrels, read_run
-from unjudged.io.runs import expand_paths
+from unjudged.errors import InputError
+from unjudged.io import read_qrels, read_run, read_runs
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
 from unjudged.results import Results, RunResult
 
 
-def _as_runs(runs: Any, ties: str, qrels: Qrels | None = None) -> list[Run]:
-    if isinstance(runs, (Run, dict)) or type(runs).__name__ == "DataFrame" or \
-            isinstance(runs, (str, bytes)) or hasattr(runs, "__fspath__"):
-        runs = [runs]
-    return [read_run(r, ties=ties, qrels=qrels) for r in expand_paths(runs)]
+def _as_runs(runs: Any, ties: str, qrels: Qrels | None = None, names: str = "tag"
+             ) -> list[Run]:
+    """Runs as the façades take them (see `evaluate`), each under a distinct name."""
+    if isinstance(runs, Mapping) and _named(runs):
+        out = []
+        for name, source in runs.items():
+            run = read_run(source, name=str(name), ties=ties, qrels=qrels)
+            out.append(run if run.name == str(name) else replace(run, name=str(name)))
+    else:
+        if isinstance(runs, (Run, Mapping, str, bytes)) or type(runs).__name__ == "DataFrame" \
+                or hasattr(runs, "__fspath__"):
+            runs = [runs]
+        out = read_runs(runs, ties=ties, qrels=qrels, names=names)
+    if qrels is not None:
+        for run in out:
+            if run.topics and not any(t in qrels.topic_index for t in run.topics):
+                note(f"run {run.name} shares no topic with the qrels {qrels.source}; its "
+                     "scores are meaningless")
+    return out
+
+
+def _named(mapping: Mapping) -> bool:
+    """Whether a dict is {name: run} rather than one run {qid: {docno: score}}.
+
+    One run maps topics to rankings, whose values are numbers; {name: run} maps names to
+    paths, Runs, DataFrames or such one-run dicts (whose values are rankings).
+    """
+    kinds = set()
+    for value in mapping.values():
+        if isinstance(value, Mapping):
+            first = next(iter(value.values()), 0)
+            kinds.add("named" if isinstance(first, Mapping) else "run")
+        else:
+            kinds.add("named" if isinstance(value, (str, Run)) or hasattr(value, "__fspath__")
+                      or type(value).__name__ == "DataFrame" else "other")
+    if "other" in kinds or len(kinds) > 1:
+        raise InputError("<dict>", "expected one run {qid: {docno: score}} or runs by name "
+                         "{name: path, Run, DataFrame or {qid: {docno: score}}}")
+    return kinds == {"named"}
 
 
 def score(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
@@ -45,22 +83,30 @@ def score(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
 
 
 def evaluate(runs: Any, qrels: Any, measures: Any, *, per_topic: bool = True,
-             summary: bool = True, policies: Policies | None = None, **policy_kw: Any):
+             summary: bool = True, policies: Policies | None = None, names: str = "tag",
+             **policy_kw: Any):
     """Evaluate runs against qrels; returns a tidy DataFrame (run, topic, measure, value).
 
-    `runs` may be one or several paths (directories and globs expand), dicts
-    {qid: {docno: score}} or DataFrames; `qrels` a path, dict {qid: {docno: grade}} or
-    DataFrame; `measures` names such as "nDCG@10" or ["P@5", "AP"]. Policy options
-    (complete, rel_level, depth, ties, negative, judged_only) may be given as keywords.
-    Topic "all" holds each run's aggregate.
+    `runs` is one run or a list of them: paths (directories and globs expand to the run files
+    they hold), Runs, DataFrames or dicts {qid: {docno: score}}; or a dict {name: run} that
+    names each. A dict whose values are rankings {docno: score} is one run; one whose values
+    are paths, Runs, DataFrames or such dicts is {name: run}. Other runs are named by their
+    tag (`names="tag"`) or file (`names="file"`); runs sharing a tag are named by their files,
+    and unnamed dicts and DataFrames are `run1`, `run2`, ... (`run` if alone). `qrels` is a
+    path, dict {qid: {docno: grade}} or DataFrame; `measures` names such as "nDCG@10" or
+    ["P@5", "AP"]. Policy options (complete, rel_level, depth, ties, negative, judged_only)
+    may be given as keywords. Topic "all" holds each run's aggregate.
 
     Example:
         >>> df = evaluate({"q1": {"d1": 2.0, "d2": 1.0}}, {"q1": {"d2": 1}}, ["P@1", "RR"])
         >>> df[df.topic == "all"][["measure", "value"]].values.tolist()
         [['P@1', 0.0], ['RR', 0.5]]
+        >>> two = {"bm25": {"q1": {"d2": 2.0}}, "dense": {"q1": {"d1": 1.0}}}
+        >>> evaluate(two, {"q1": {"d2": 1}}, "P@1", per_topic=False).values.tolist()
+        [['bm25', 'all', 'P@1', 1.0], ['dense', 'all', 'P@1', 0.0]]
     """
     pol = (policies or Policies()).but(**policy_kw) if policy_kw else (policies or Policies())
     ms = parse_measures(measures)
     q = read_qrels(qrels)
-    results = score(_as_runs(runs, pol.ties, q), q, ms, pol)
+    results = score(_as_runs(runs, pol.ties, q, names), q, ms, pol)
     return results.to_pandas(per_topic=per_topic, summary=summary)

@@ -176,9 +176,9 @@ def build_report(runs: list[Run], qrels: Qrels, measures: list[str] | list[Measu
 
     ms = parse_measures(list(measures))
     if baseline is not None and baseline not in {r.name for r in runs}:
-        from unjudged.errors import InputError
+        from unjudged.errors import IncompatibleInputsError
 
-        raise InputError(f"--baseline {baseline!r} is not one of the runs given")
+        raise IncompatibleInputsError(f"--baseline {baseline!r} is not one of the runs given")
     assess = assessment_measures(ms)
     anames = [m.name for m in assess]
     est = estimate_runs(runs, qrels, ms, b=b, seed=seed, policies=policies, executor=executor,

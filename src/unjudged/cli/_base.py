@@ -87,15 +87,33 @@ class _Group(click.Group):
     """Turns the library's errors into one clear line and exit code 2."""
 
     def invoke(self, ctx: click.Context):
+        import warnings
+
+        from unjudged._notes import UnjudgedWarning
         from unjudged.errors import UnjudgedError
 
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                warnings.simplefilter("always", UnjudgedWarning)
+                warnings.showwarning = _show_note
+                return super().invoke(ctx)
         except UnjudgedError as exc:
             fail(str(exc))
         except BrokenPipeError:
             sys.stderr.close()
             sys.exit(0)
+
+
+def _show_note(message, category, filename, lineno, file=None, line=None) -> None:
+    """The library's notes as one `unjudged: note:` line; other warnings as Python shows them."""
+    from unjudged._notes import UnjudgedWarning
+
+    if issubclass(category, UnjudgedWarning):
+        click.echo(f"unjudged: note: {message}", err=True)
+    else:
+        import warnings
+
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -182,15 +200,3 @@ def progress(items, label: str):
     from tqdm import tqdm
 
     return tqdm(items, desc=label, unit="run", delay=2.0, leave=False, disable=None)
-
-
-def noting_missing_topics(runs, qrels):
-    """Pass runs through one at a time, noting topics the qrels lack (trec_eval ignores them)."""
-    for run in runs:
-        extra = [t for t in run.topics if t not in qrels.topic_index]
-        if extra:
-            shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
-            click.echo(f"unjudged: note: run {run.name}: {len(extra)} topic(s) not in the qrels "
-                       f"are ignored ({shown})", err=True)
-        yield run
-        del run  # not kept alive while the next run is read

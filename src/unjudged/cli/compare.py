@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from unjudged.cli._base import (MEASURES, PLOT_SUFFIXES, check_suffix, lean_arrow, main,
-                                noting_missing_topics, policy_options, progress, write_output)
+                                policy_options, progress, write_output)
+from unjudged.cli._runs import cli_runs, run_options
 
 
 @main.command("compare-qrels")
@@ -14,6 +15,7 @@ from unjudged.cli._base import (MEASURES, PLOT_SUFFIXES, check_suffix, lean_arro
 @click.argument("runs", nargs=-1, required=True)
 @MEASURES
 @policy_options
+@run_options
 @click.option("--top", type=click.IntRange(0), default=5, show_default=True,
               help="Largest rank changes listed per measure.")
 @click.option("--per-run", is_flag=True,
@@ -28,7 +30,8 @@ from unjudged.cli._base import (MEASURES, PLOT_SUFFIXES, check_suffix, lean_arro
               default="table", show_default=True)
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
 def compare_qrels_cmd(orig_path, new_path, runs, measures, complete, rel_level, depth, ties,
-                      negative, top, per_run, plot_path, decimals, fmt, output) -> None:
+                      negative, names, strict, top, per_run, plot_path, decimals, fmt,
+                      output) -> None:
     """How the ranking of RUNS changes from the --orig to the --new qrels.
 
     RUNS (files, directories or globs) are scored under both qrels; for each measure Kendall's
@@ -43,7 +46,6 @@ def compare_qrels_cmd(orig_path, new_path, runs, measures, complete, rel_level, 
     lean_arrow()
     from unjudged.compare import compare_qrels
     from unjudged.io import read_qrels
-    from unjudged.io.runs import iter_runs
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies
     from unjudged.report.compare import plot_comparison, render_comparison
@@ -53,7 +55,7 @@ def compare_qrels_cmd(orig_path, new_path, runs, measures, complete, rel_level, 
                    depth=depth)
     q_orig, q_new = read_qrels(orig_path), read_qrels(new_path)
     _note_topic_sets(q_orig, q_new, complete)
-    stream = noting_missing_topics(iter_runs(runs, ties=ties, qrels=q_orig), q_orig)
+    stream = cli_runs(runs, q_orig, ties=ties, names=names, strict=strict)
     cmp = compare_qrels(progress(stream, "scoring"), q_orig, q_new, ms, pol, decimals=decimals)
     text = render_comparison(cmp, fmt, top=top, per_run=per_run)
     if plot_path:

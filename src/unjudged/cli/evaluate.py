@@ -10,8 +10,8 @@ import click
 
 from unjudged.cli._base import (B, FORMATS, MEASURES, PLOT_SUFFIXES, POINT, PRIOR, SEED,
                                 check_suffix, executor_from_options, executor_options, lean_arrow,
-                                main, noting_missing_topics, policy_options, progress,
-                                write_output)
+                                main, policy_options, progress, write_output)
+from unjudged.cli._runs import baseline_name, cli_runs, run_options
 from unjudged.cli.matrix import ALPHA, PAIRED_TESTS
 
 
@@ -21,6 +21,7 @@ from unjudged.cli.matrix import ALPHA, PAIRED_TESTS
 @MEASURES
 @click.option("-q", "--per-topic", is_flag=True, help="Also print per-topic values.")
 @policy_options
+@run_options
 @click.option("-J", "--judged-only", is_flag=True,
               help="Drop unjudged documents before measuring (condensed lists).")
 @click.option("--unjudged", "strategy", default="nonrel", show_default=True,
@@ -43,13 +44,12 @@ from unjudged.cli.matrix import ALPHA, PAIRED_TESTS
               help="Paired test of --baseline.")
 @ALPHA
 def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties, negative,
-             judged_only, strategy, prior, b, seed, point, fmt, output, baseline, test,
-             alpha) -> None:
+             names, strict, judged_only, strategy, prior, b, seed, point, fmt, output, baseline,
+             test, alpha) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS."""
     lean_arrow()
     from unjudged._evaluate import score
     from unjudged.io import read_qrels
-    from unjudged.io.runs import iter_runs
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies
     from unjudged.report.tables import render
@@ -58,10 +58,10 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)
     q = read_qrels(qrels)
-    runs = noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q)
+    runs = cli_runs(runs, q, ties=ties, names=names, strict=strict)
     if baseline is not None:
         runs = list(runs)  # read once, scored twice: the measures and their A_p
-        baseline = _baseline_name(runs, baseline)
+        baseline = baseline_name(runs, baseline)
     if strategy == "nonrel":
         results = score(runs, q, ms, pol)
     else:
@@ -83,18 +83,6 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
     write_output(text, output)
 
 
-def _baseline_name(runs, wanted: str) -> str:
-    """The name of the run `wanted` names, by run name or by the file it came from."""
-    import os
-
-    for r in runs:
-        if wanted in (r.name, r.source) or os.path.abspath(wanted) == os.path.abspath(r.source):
-            return r.name
-    names = ", ".join(r.name for r in runs[:5]) + (" ..." if len(runs) > 5 else "")
-    raise click.BadParameter(f"{wanted}: not among the runs ({names})",
-                             param_hint="--baseline")
-
-
 @main.command("estimate")
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True)
@@ -107,6 +95,7 @@ def _baseline_name(runs, wanted: str) -> str:
 @POINT
 @click.option("-q", "--per-topic", is_flag=True, help="Also print per-topic values.")
 @policy_options
+@run_options
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
               default="table", show_default=True)
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
@@ -123,15 +112,14 @@ def _baseline_name(runs, wanted: str) -> str:
               "bootstrap quantile that best predicts their scores (5-fold by topic) and use it "
               "as the point estimate.")
 def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topic, complete,
-                 rel_level, depth, ties, negative, fmt, output, samples_path, plot_path,
-                 jobs, dask, workers, truth_path) -> None:
+                 rel_level, depth, ties, negative, names, strict, fmt, output, samples_path,
+                 plot_path, jobs, dask, workers, truth_path) -> None:
     """Scores of RUNS under each strategy for unjudged documents: trec_eval's (nonrel),
     condensed lists, the comparable upper bound, bootstrapped distributions and guaranteed
     (not comparable) bounds."""
     lean_arrow()
     from unjudged._estimate import check_methods, estimate_runs
     from unjudged.io import read_qrels
-    from unjudged.io.runs import iter_runs
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies
     from unjudged.report.estimates import render_estimates
@@ -150,7 +138,7 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
                    depth=depth)
     q = read_qrels(qrels)
     truth = read_qrels(truth_path) if truth_path else None
-    stream = noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q)
+    stream = cli_runs(runs, q, ties=ties, names=names, strict=strict)
     if truth is not None:
         stream = kept = list(stream)  # the truth is computed on the same runs afterwards
     with executor_from_options(jobs or workers, dask) as ex:

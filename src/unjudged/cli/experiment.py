@@ -7,6 +7,7 @@ import click
 from unjudged.cli._base import (B, MEASURES, PLOT_SUFFIXES, POINT, SEED, check_suffix,
                                 executor_from_options, executor_options, lean_arrow, main,
                                 write_output)
+from unjudged.cli._runs import cli_runs, run_options
 
 
 @main.group("experiment")
@@ -34,6 +35,7 @@ def experiment_group() -> None:
 @POINT
 @click.option("--ties", type=click.Choice(["trec_eval", "docno", "rank", "file"]),
               default="trec_eval", show_default=True, help="Tie-breaking policy.")
+@run_options
 @executor_options
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
               default="table", show_default=True)
@@ -45,7 +47,8 @@ def experiment_group() -> None:
               help="Draw each strategy's estimates against the truth (FILE.png, .pdf, .svg; "
               "first measure).")
 def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction, b, seed,
-             point, ties, jobs, dask, fmt, output, details_path, plot_path) -> None:
+             point, ties, names, strict, jobs, dask, fmt, output, details_path,
+             plot_path) -> None:
     """For each group, remove the judgments only its runs brought into the depth-K pool of
     RUNS, score its runs on the reduced QRELS with each strategy and compare with their scores
     on the full QRELS (seed 000, Tables 4-6)."""
@@ -54,7 +57,6 @@ def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction
     from unjudged.experiments.logo import check_strategies, leave_one_group_out
     from unjudged.io import read_qrels
     from unjudged.io.groups import read_groups
-    from unjudged.io.runs import read_runs
     from unjudged.measures import parse_measures
     from unjudged.report.experiment import render_logo
 
@@ -69,7 +71,7 @@ def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction
     ms = parse_measures(list(measures))
     groups = read_groups(groups_path)
     q = read_qrels(qrels)
-    loaded = read_runs(runs, ties=ties, qrels=q)
+    loaded = list(cli_runs(runs, q, ties=ties, names=names, strict=strict))
     with executor_from_options(jobs, dask) as ex:
         sweep = leave_one_group_out(loaded, q, groups, depth, ms, strategies=chosen,
                                     top_fraction=top_fraction, b=b, seed=seed, point=point,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import (SEED, lean_arrow, main, noting_missing_topics, policy_options,
-                                progress, write_output)
+from unjudged.cli._base import SEED, lean_arrow, main, policy_options, progress, write_output
+from unjudged.cli._runs import cli_runs, run_options
 
 #: The tests of unjudged.significance (TESTS for one pair, METHODS for every pair), listed
 #: here so that --help needs no numpy.
@@ -56,6 +56,7 @@ ALPHA = click.option("--alpha", type=float, default=0.05, show_default=True, cal
 @click.option("--summary", is_flag=True, help="tsv/csv/jsonl: the share of pairs per case "
               "instead of the per-pair listing.")
 @policy_options
+@run_options
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
               default="table", show_default=True)
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
@@ -63,7 +64,8 @@ ALPHA = click.option("--alpha", type=float, default=0.05, show_default=True, cal
               "(FILE-<measure>.png per family and FILE-tau.png) or a folder.")
 def matrix_cmd(qrels, runs, families, depths, test, alpha, seed, ap_denominator, pairs,
                weak_only, summary,
-               complete, rel_level, depth, ties, negative, fmt, output, plot_path) -> None:
+               complete, rel_level, depth, ties, negative, names, strict, fmt, output,
+               plot_path) -> None:
     """Classify every pair of RUNS into the four cases of the System Evaluation Decision
     Matrix (Baillie et al. 2007) for each measure and depth: the measure and A_p@d (the
     fraction of the top d that is judged) are both tested; a difference, or its absence,
@@ -75,7 +77,6 @@ def matrix_cmd(qrels, runs, families, depths, test, alpha, seed, ap_denominator,
 
     check_targets([output])  # before the figures are written
     from unjudged.io import read_qrels
-    from unjudged.io.runs import iter_runs
     from unjudged.matrix import decision_matrix
     from unjudged.policies import Policies
     from unjudged.report.matrix import render_matrix
@@ -87,7 +88,7 @@ def matrix_cmd(qrels, runs, families, depths, test, alpha, seed, ap_denominator,
     pol = Policies(ties=ties, negative=negative, complete=True, rel_level=rel_level,
                    depth=depth)
     q = read_qrels(qrels)
-    stream = progress(noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q), "scoring")
+    stream = progress(cli_runs(runs, q, ties=ties, names=names, strict=strict), "scoring")
     dm = decision_matrix(stream, q, list(families), depths, test=test, alpha=alpha, seed=seed,
                          policies=pol, denominator=ap_denominator, progress=progress)
     if len(dm.runs) < 2:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from unjudged.cli._base import (PLOT_SUFFIXES, check_suffix, lean_arrow, main, write_output)
+from unjudged.cli._runs import cli_runs, run_options
 
 _TIES = click.option(
     "--ties", type=click.Choice(["file", "trec_eval", "docno", "rank"]), default="file",
@@ -26,6 +27,7 @@ _TIES = click.option(
 @click.option("--runs-per-group", type=click.IntRange(1), default=None,
               help="Pool only each group's first N runs (in the order of --groups).")
 @_TIES
+@run_options
 @click.option("-o", "--output", default=None, help="Write the pool here (stdout otherwise).")
 @click.option("--format", "fmt", type=click.Choice(["qrels", "pairs", "tsv"]), default="qrels",
               show_default=True, help="qrels: `topic 0 docno -1` (trec_eval's pooled but "
@@ -34,14 +36,13 @@ _TIES = click.option(
               default="table", show_default=True,
               help="Format of the per-topic sizes and per-run contributions (on stdout with "
               "-o, else on stderr).")
-def pool_cmd(runs, depth, from_rank, exclude_path, groups_path, runs_per_group, ties, output,
-             fmt, summary_fmt) -> None:
+def pool_cmd(runs, depth, from_rank, exclude_path, groups_path, runs_per_group, ties, names,
+             strict, output, fmt, summary_fmt) -> None:
     """The documents assessors must judge: the depth-K pool of RUNS (or ranks J..K, leaving
     out what QRELS already judge), with pool sizes and each run's unique contribution."""
     lean_arrow()
     from unjudged.io import read_qrels
     from unjudged.io.groups import read_groups
-    from unjudged.io.runs import iter_runs
     from unjudged.pooling import build_pool, pool_lines
     from unjudged.report.pools import pool_summary
 
@@ -52,8 +53,9 @@ def pool_cmd(runs, depth, from_rank, exclude_path, groups_path, runs_per_group, 
         raise click.BadParameter("needs --groups", param_hint="--runs-per-group")
     exclude = read_qrels(exclude_path) if exclude_path else None
     groups = read_groups(groups_path) if groups_path else None
-    pool = build_pool(iter_runs(runs, ties=ties), depth, from_rank=from_rank, exclude=exclude,
-                      groups=groups, runs_per_group=runs_per_group,
+    pool = build_pool(cli_runs(runs, ties=ties, names=names, strict=strict), depth,
+                      from_rank=from_rank, exclude=exclude, groups=groups,
+                      runs_per_group=runs_per_group,
                       groups_source=groups_path or "groups")
     text = pool_lines(pool, fmt)
     summary = pool_summary(pool, summary_fmt)
@@ -94,23 +96,23 @@ def _bands(ctx, param, value: str):
               "(FILE.png, .pdf or .svg).")
 @click.option("--ties", type=click.Choice(["trec_eval", "docno", "rank", "file"]),
               default="trec_eval", show_default=True, help="Tie-breaking policy.")
+@run_options
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
               default="table", show_default=True)
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
-def coverage_cmd(qrels, runs, bands, pool_depth, unjudged_out, plot_path, ties, fmt,
-                 output) -> None:
+def coverage_cmd(qrels, runs, bands, pool_depth, unjudged_out, plot_path, ties, names, strict,
+                 fmt, output) -> None:
     """How much of each run QRELS judge: the judged fraction per rank band, the depth to which
     every topic is judged, which runs look pooled, and the unjudged documents each would add."""
     lean_arrow()
     from unjudged._coverage import coverage
     from unjudged.io import read_qrels
-    from unjudged.io.runs import read_runs
     from unjudged.pooling import pool_lines
     from unjudged.report.pools import coverage_table
 
     check_suffix(plot_path, PLOT_SUFFIXES, "--plot")
     q = read_qrels(qrels)
-    cov = coverage(read_runs(runs, ties=ties, qrels=q), q, bands)
+    cov = coverage(list(cli_runs(runs, q, ties=ties, names=names, strict=strict)), q, bands)
     depth = pool_depth or bands[0][1]
     text = coverage_table(cov, fmt, depth)
     if unjudged_out:

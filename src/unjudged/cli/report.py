@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -14,10 +15,10 @@ from unjudged.cli._base import (
     executor_options,
     lean_arrow,
     main,
-    noting_missing_topics,
     policy_options,
     write_output,
 )
+from unjudged.cli._runs import baseline_name, cli_runs, run_options
 
 
 @main.command("report")
@@ -42,10 +43,11 @@ from unjudged.cli._base import (
               "quantiles of a run's mean move by under 0.001 between seeds).")
 @SEED
 @policy_options
+@run_options
 @executor_options
 def report_cmd(qrels, runs, measures, output, png_dir, tables_dir, baseline, topic_panels,
-               top_topics, b, seed, complete, rel_level, depth, ties, negative, jobs,
-               dask) -> None:
+               top_topics, b, seed, complete, rel_level, depth, ties, negative, names, strict,
+               jobs, dask) -> None:
     """Write one self-contained HTML report on RUNS against QRELS: leaderboard with bounds
     and bootstrap intervals, pairwise tests, per-topic uncertainty, judgment statistics and
     coverage, and a reproducibility footer."""
@@ -59,7 +61,8 @@ def report_cmd(qrels, runs, measures, output, png_dir, tables_dir, baseline, top
         path = write_report(qrels, list(runs), list(measures), output, b=b, seed=seed,
                             baseline=baseline, topic_panels=topic_panels,
                             top_topics=top_topics, policies=pol, executor=ex,
-                            png_dir=png_dir, tables_dir=tables_dir, command=command)
+                            png_dir=png_dir, tables_dir=tables_dir, command=command,
+                            names=names, strict=strict)
     click.echo(f"unjudged: wrote {path}", err=True)
 
 
@@ -73,13 +76,11 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
                  b: int = 2000, seed: int = 0, baseline: str | None = None,
                  topic_panels: int = 3, top_topics: int = 10, policies=None, executor=None,
                  png_dir: str | None = None, tables_dir: str | None = None,
-                 command: str = "") -> str:
+                 command: str = "", names: str = "tag", strict: bool = False) -> str:
     """Read the inputs, compute and write the report to `output` (atomically, after all else
     succeeded); the PNG and table folders are written only then too. Returns `output`."""
     from unjudged import __version__
-    from unjudged.cli.evaluate import _baseline_name
     from unjudged.io import read_qrels
-    from unjudged.io.runs import iter_runs
     from unjudged.parallel import progress_bar
     from unjudged.policies import Policies
     from unjudged.report.html import render_report
@@ -91,10 +92,11 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
     check_targets([output], folders=[png_dir, tables_dir])  # before any work or writing
     pol = policies or Policies()
     q = read_qrels(qrels)
-    loaded = list(noting_missing_topics(iter_runs(runs, ties=pol.ties, qrels=q), q))
+    loaded = list(cli_runs(runs, q, ties=pol.ties, names=names, strict=strict))
     if baseline is not None:
-        baseline = _baseline_name(loaded, baseline)
-    inputs = [qrels] + [r.source for r in loaded]
+        baseline = baseline_name(loaded, baseline)
+    # only regular files are hashed: stdin and pipes cannot be read a second time
+    inputs = [p for p in [qrels] + [r.source for r in loaded] if os.path.isfile(p)]
     data = build_report(loaded, q, measures, b=b, seed=seed, baseline=baseline,
                         topic_panels=topic_panels, top_topics=top_topics, policies=pol,
                         executor=executor, inputs=inputs)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import click
 
 from unjudged.cli._base import (SEED, executor_from_options, executor_options, lean_arrow, main,
-                                noting_missing_topics, policy_options, progress, write_output)
+                                policy_options, progress, write_output)
+from unjudged.cli._runs import cli_runs, run_options
 from unjudged.cli.experiment import experiment_group
 
 #: what `infer` reports without -m: the estimators of seed 002, as sample_eval prints them
@@ -38,20 +39,20 @@ def _level(ctx, param, value):
 @SEED
 @click.option("-q", "--per-topic", is_flag=True, help="Also print per-topic values.")
 @policy_options
+@run_options
 @click.option("-J", "--judged-only", is_flag=True,
               help="Drop unjudged documents before measuring (condensed lists).")
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
               default="table", show_default=True)
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
 def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, complete, rel_level,
-              depth, ties, negative, judged_only, fmt, output) -> None:
+              depth, ties, negative, names, strict, judged_only, fmt, output) -> None:
     """Inferred measures of RUNS from sampled judgments QRELS: sample_eval's 5-column
     `topic iter docno stratum grade` (-1 = not sampled) or trec_eval's 4 columns (one
     stratum; -1 = pooled, unjudged). Topic 'all' is the mean over topics (iNumRel and
     iNumRelRet: the sum)."""
     lean_arrow()
     from unjudged.inference import infer_runs
-    from unjudged.io.runs import iter_runs
     from unjudged.io.sampled import read_sampled_qrels
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies
@@ -61,7 +62,7 @@ def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, complete
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)
     q = read_sampled_qrels(qrels)
-    stream = noting_missing_topics(iter_runs(runs, ties=ties, qrels=q), q)
+    stream = cli_runs(runs, q, ties=ties, names=names, strict=strict)
     rows = [row for inf in infer_runs(progress(stream, "inferring"), q, ms, level=level, b=b,
                                       seed=seed, policies=pol, method=method)
             for row in inf.rows(per_topic)]
@@ -102,8 +103,9 @@ DESIGN_HELP = ("Sampling design: uniform:P (P of each topic's judgments, e.g. 0.
               "the sample `experiment sampling` scores in its trial T).")
 @click.option("--ties", type=click.Choice(["trec_eval", "docno", "rank", "file"]),
               default="trec_eval", show_default=True, help="Tie-breaking policy of the runs.")
+@run_options
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
-def sample_cmd(qrels, runs, design, seed, trial, ties, output) -> None:
+def sample_cmd(qrels, runs, design, seed, trial, ties, names, strict, output) -> None:
     """Sample the judged documents of QRELS by a design (seed 002); RUNS give the depth pool
     and the strata. Writes sample_eval's 5 columns `topic iter docno stratum grade` (-1 = not
     sampled), ready for `unjudged infer`."""
@@ -111,12 +113,12 @@ def sample_cmd(qrels, runs, design, seed, trial, ties, output) -> None:
     _check_seed(seed)
     lean_arrow()
     from unjudged.io import read_qrels
-    from unjudged.io.runs import read_runs
     from unjudged.io.sampled import format_sampled_qrels
     from unjudged.sampling import sample_qrels
 
     q = read_qrels(qrels)
-    loaded = read_runs(runs, ties=ties, qrels=q) if design.needs_runs else []
+    loaded = list(cli_runs(runs, q, ties=ties, names=names, strict=strict)) \
+        if design.needs_runs else []
     sq = sample_qrels(q, design, loaded, seed=seed, trial=trial)
     text = format_sampled_qrels(sq)
     n, size = sq.sampled_counts.sum(axis=0), sq.stratum_sizes.sum(axis=0)
@@ -145,6 +147,7 @@ def sample_cmd(qrels, runs, design, seed, trial, ties, output) -> None:
               help="Confidence level of the intervals whose coverage is reported.")
 @SEED
 @policy_options
+@run_options
 @executor_options
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
               default="table", show_default=True)
@@ -158,8 +161,8 @@ def sample_cmd(qrels, runs, design, seed, trial, ties, output) -> None:
               help="Draw each run's estimate against its actual value with its interval, per "
               "design (first estimator, trial 0; FILE.png, .pdf, .svg).")
 def sampling_experiment_cmd(qrels, runs, designs, trials, measures, contributing_path, level,
-                            seed, complete, rel_level, depth, ties, negative, jobs, dask, fmt,
-                            output, details_path, plot_path, scatter_path) -> None:
+                            seed, complete, rel_level, depth, ties, negative, names, strict, jobs,
+                            dask, fmt, output, details_path, plot_path, scatter_path) -> None:
     """Seed 002's experiment: sample the judgments of QRELS (taken as complete) by each
     design TRIALS times, score RUNS with each estimator on every sample and compare with the
     target measure on QRELS: RMSE, Kendall's tau and Pearson's rho of the runs' means, the
@@ -174,7 +177,6 @@ def sampling_experiment_cmd(qrels, runs, designs, trials, measures, contributing
                                                sampling_experiment)
     from unjudged.experiments.sampling_stats import COLUMNS, sampling_table
     from unjudged.io import read_qrels
-    from unjudged.io.runs import read_runs
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies
     from unjudged.report.sampling import render_sampling
@@ -183,16 +185,16 @@ def sampling_experiment_cmd(qrels, runs, designs, trials, measures, contributing
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth)
     q = read_qrels(qrels)
-    loaded = read_runs(runs, ties=ties, qrels=q)
+    loaded = list(cli_runs(runs, q, ties=ties, names=names, strict=strict))
     contributing = None
     if contributing_path:
         contributing = read_contributing(contributing_path)
         names = {r.name for r in loaded}
         unknown = [n for n in contributing if n not in names]
         if unknown:
+            more = " ..." if len(unknown) > 5 else ""
             click.echo(f"unjudged: note: {len(unknown)} contributing run(s) not among the RUNs "
-                       f"are ignored ({', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''})",
-                       err=True)
+                       f"are ignored ({', '.join(unknown[:5])}{more})", err=True)
     with executor_from_options(jobs, dask) as ex:
         sweep = sampling_experiment(loaded, q, designs, estimators=ms, trials=trials, seed=seed,
                                     contributing=contributing, level=level, policies=pol,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from unjudged.cli._base import (PLOT_SUFFIXES, check_suffix, main, write_output)
+from unjudged.cli._runs import Notes, cli_runs, run_options
 
 _FORMATS = ("trectext", "jsonl", "tsv", "smart", "npl")  # unjudged.text.FORMATS, kept light
 _ROW_FORMATS = ("table", "tsv", "csv", "jsonl")
@@ -90,19 +91,22 @@ def index_cmd(corpus, fmt, fields, stopwords, stem, cache_dir, no_cache, top):
 @click.option("-q", "--per-topic", is_flag=True, help="Per-topic values too.")
 @click.option("-f", "--format", "out_fmt", type=click.Choice(_ROW_FORMATS), default="table",
               show_default=True)
+@run_options
 @click.option("-o", "--output", default=None, help="Write here (atomically) instead of stdout.")
 def divergence_cmd(qrels, runs, corpus, measures, fmt, fields, stopwords, stem, cache_dir,
-                   no_cache, per_topic, out_fmt, output):
+                   no_cache, per_topic, out_fmt, names, strict, output):
     """Score RUNS against diversity QRELS (`topic subtopic docno grade`; grade > 0 is
     relevant) with the language-model divergence measures over the text of --corpus."""
-    from unjudged.io.runs import expand_paths
+    from unjudged.io import read_qrels
     from unjudged.measures.divergence import divergence_scores, parse_divergence
     from unjudged.report.rows import render_rows
 
-    names = list(measures) or ["ABS-NB@20", "ABS-RB@20", "DELTA-NB@20", "DELTA-RB@20"]
-    parse_divergence(names)  # a bad name fails before the corpus is read
+    wanted = list(measures) or ["ABS-NB@20", "ABS-RB@20", "DELTA-NB@20", "DELTA-RB@20"]
+    parse_divergence(wanted)  # a bad name fails before the corpus is read
+    q = read_qrels(qrels)
+    loaded = list(cli_runs(runs, q, names=names, strict=strict))
     ix = _index(corpus, fmt, fields, stopwords, stem, cache_dir, no_cache)
-    frame = divergence_scores(expand_paths(runs), qrels, ix, names)
+    frame = divergence_scores(loaded, q, ix, wanted, notify=Notes(strict).warning)
     if not per_topic:
         frame = frame[frame.topic == "all"]
     wide = frame.pivot_table(index=["run", "topic"], columns="measure", values="value",
@@ -144,6 +148,7 @@ def _fractions(ctx, param, value: str) -> list[float]:
               show_default=True, help="Divergence measures scored on the samples.")
 @_text_options("--corpus-format")
 @executor_options
+@run_options
 @click.option("-f", "--format", "out_fmt", type=click.Choice(_ROW_FORMATS), default="table",
               show_default=True)
 @click.option("-o", "--output", default=None, help="Write here (atomically) instead of stdout.")
@@ -153,14 +158,13 @@ def _fractions(ctx, param, value: str) -> list[float]:
               help="Every repetition's tau to FILE (.csv, .tsv or .jsonl).")
 def diversity_sampling_cmd(qrels, runs, corpus, levels, repetitions, seed, reference,
                            divergence, fmt, fields, stopwords, stem, cache_dir, no_cache, jobs,
-                           dask, out_fmt, output, plot_path, details_path):
+                           dask, names, strict, out_fmt, output, plot_path, details_path):
     """Keep p% of the relevant documents of each subtopic (at least one) and p% of the
     non-relevant ones of diversity QRELS, score RUNS with the reference measures on raw and
     condensed lists and with the divergence measures, and report Kendall's tau against the
     references on the full judgments, mean and sd over repetitions (seed 004, Figure 1)."""
     from unjudged.experiments.diversity import diversity_sampling
     from unjudged.io.diversity import read_diversity_qrels
-    from unjudged.io.runs import read_runs
     from unjudged.measures import parse_measures
     from unjudged.measures.divergence import parse_divergence
     from unjudged.report.rows import render_rows
@@ -173,7 +177,7 @@ def diversity_sampling_cmd(qrels, runs, corpus, levels, repetitions, seed, refer
     parse_measures(refs)  # bad names fail before the corpus is read
     parse_divergence(divs)
     q = read_diversity_qrels(qrels)
-    loaded = read_runs(runs, qrels=q)
+    loaded = list(cli_runs(runs, q, names=names, strict=strict))
     ix = _index(corpus, fmt, fields, stopwords, stem, cache_dir, no_cache)
     with executor_from_options(jobs, dask) as ex:
         sweep = diversity_sampling(loaded, q, ix, levels=levels, repetitions=repetitions,

@@ -26,7 +26,7 @@ import numpy as np
 
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
-from unjudged.errors import InputError
+from unjudged.errors import IncompatibleInputsError
 
 LEVELS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 REFERENCES = ("alpha-nDCG@20", "ERR-IA@20", "NRBP")
@@ -200,9 +200,10 @@ def diversity_sampling(runs: Sequence[Run], qrels: Qrels, corpus_index: Any, *,
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
-        raise InputError(f"run names must be unique to be ranked; repeated: {', '.join(dup)}")
+        raise IncompatibleInputsError("run names must be unique to be ranked; repeated: "
+                                      + ", ".join(dup))
     if len(runs) < 2:
-        raise InputError("Kendall's tau needs at least two runs")
+        raise IncompatibleInputsError("Kendall's tau needs at least two runs")
     refs = parse_measures(list(references))
     parse_divergence(divergence)  # a bad name fails before any work
     t0 = time.perf_counter()

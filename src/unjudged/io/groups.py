@@ -36,7 +36,8 @@ def read_groups(source: Any) -> dict[str, str]:
         text = read_bytes(source).decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(name, "not UTF-8 text, expected " + GROUPS_LAYOUT) from None
-    first = next((line for line in text.splitlines() if line.strip()), "")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # CRLF and CR-only files too
+    first = next((line for line in text.split("\n") if line.strip()), "")
     if "," in first:
         return _from_csv(text, name)
     out: dict[str, str] = {}
@@ -52,19 +53,23 @@ def read_groups(source: Any) -> dict[str, str]:
 
 def _from_csv(text: str, name: str) -> dict[str, str]:
     reader = csv.reader(io.StringIO(text))
-    header = [h.strip().lower() for h in next(reader)]
-    column = next((c for c in ("group", "team") if c in header), None)
-    if "run" not in header or column is None:
-        raise FormatError(name, 1, "header lacks a `run` and a `group` or `team` column")
-    r, g = header.index("run"), header.index(column)
     out: dict[str, str] = {}
-    for number, row in enumerate(reader, start=2):
-        if not row or not any(cell.strip() for cell in row):
-            continue
-        if len(row) <= max(r, g) or not row[r].strip() or not row[g].strip():
-            raise FormatError(name, number, f"expected a run and a {column} in columns "
-                              f"{r + 1} and {g + 1}")
-        _add(out, row[r].strip(), row[g].strip(), name, number)
+    try:
+        header = [h.strip().lower() for h in next(reader)]
+        column = next((c for c in ("group", "team") if c in header), None)
+        if "run" not in header or column is None:
+            raise FormatError(name, 1, "header lacks a `run` and a `group` or `team` column")
+        r, g = header.index("run"), header.index(column)
+        for row in reader:
+            if not row or not any(cell.strip() for cell in row):
+                continue
+            if len(row) <= max(r, g) or not row[r].strip() or not row[g].strip():
+                raise FormatError(name, reader.line_num, f"expected a run and a {column} in "
+                                  f"columns {r + 1} and {g + 1}")
+            _add(out, row[r].strip(), row[g].strip(), name, reader.line_num)
+    except csv.Error as exc:  # e.g. a field over the csv module's limit (128 KiB)
+        raise FormatError(name, reader.line_num, f"not CSV: {exc}; expected "
+                          + GROUPS_LAYOUT) from None
     return out
 
 

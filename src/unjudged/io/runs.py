@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import glob
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable, Iterator
 
@@ -13,11 +11,12 @@ import pyarrow as pa
 from unjudged.data._strings import duplicated_in_groups, fingerprints, numpy_of, topic_blocks
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run, ranking_order
-from unjudged.errors import FormatError, InputError
+from unjudged.errors import FormatError
 from unjudged.io._columns import TOPIC_TYPE, load_table
 from unjudged.io._source import data_lines, display_name
 from unjudged.io._validate import (field_text, first_bad_float, first_bad_int, line_of_row,
                                    row_error)
+from unjudged.io.paths import NameMode, Notify, RunNamer, expand_paths  # noqa: F401 (re-export)
 from unjudged.policies import TieBreak
 
 RUN_LAYOUT = "qid Q0 docno rank score tag"
@@ -62,38 +61,25 @@ def _first_tag(data: bytes) -> str:
 
 
 def read_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval",
-              qrels: Qrels | None = None) -> list[Run]:
-    """Read several runs; directories and glob patterns expand to the files they contain."""
-    return list(iter_runs(sources, ties=ties, qrels=qrels))
+              qrels: Qrels | None = None, names: NameMode = "tag",
+              notify: Notify | None = None) -> list[Run]:
+    """Read several runs; directories and glob patterns expand to the run files they contain.
+
+    Every run gets a distinct name: its tag, or its file name when tags collide or
+    `names="file"` (see unjudged.io.paths). Notes (files skipped, runs renamed) go to
+    `notify`, by default as warnings.
+    """
+    return list(iter_runs(sources, ties=ties, qrels=qrels, names=names, notify=notify))
 
 
 def iter_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval",
-              qrels: Qrels | None = None) -> Iterator[Run]:
+              qrels: Qrels | None = None, names: NameMode = "tag",
+              notify: Notify | None = None) -> Iterator[Run]:
     """Read runs one at a time, so that a long list never has to fit in memory at once."""
-    for p in expand_paths(sources):
-        yield read_run(p, ties=ties, qrels=qrels)
-
-
-def expand_paths(sources: Iterable[Any]) -> list[Any]:
-    out: list[Any] = []
-    for s in sources:
-        if isinstance(s, (str, os.PathLike)) and str(s) != "-":
-            p = os.fspath(s)
-            if os.path.isdir(p):
-                files = sorted(os.path.join(p, f) for f in os.listdir(p)
-                               if not f.startswith(".") and os.path.isfile(os.path.join(p, f)))
-                if not files:
-                    raise InputError(p, "directory contains no run files")
-                out.extend(files)
-                continue
-            if any(c in p for c in "*?[") and not os.path.exists(p):
-                matches = sorted(glob.glob(p))
-                if not matches:
-                    raise InputError(p, "pattern matches no file")
-                out.extend(matches)
-                continue
-        out.append(s)
-    return out
+    paths = expand_paths(sources, notify)
+    namer = RunNamer(paths, names, notify)
+    for i, p in enumerate(paths):
+        yield namer.settle(i, read_run(p, name=namer.names[i], ties=ties, qrels=qrels))
 
 
 def build_run(qid, docno, score, rank=None, *, name: str, source: str,

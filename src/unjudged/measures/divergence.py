@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from unjudged.errors import MeasureSpecError
+from unjudged.errors import IncompatibleInputsError, MeasureSpecError
 
 _NAME = re.compile(r"^(ABS|DELTA)-(NB|RB)(?:\(([^)]*)\))?@(\d+)$", re.I)
 _PARAMS = {"mu": 2500.0, "theta": 0.8}
@@ -182,7 +182,7 @@ def _gains(ranked_rows: np.ndarray, sub: Any, index: Any, pc: np.ndarray, mu: fl
 
 def divergence_scores(runs: Any, diversity_qrels: Any, corpus_index: Any,
                       measures: Sequence[str] = ("ABS-NB@20", "ABS-RB@20", "DELTA-NB@20",
-                                                 "DELTA-RB@20")):
+                                                 "DELTA-RB@20"), notify: Any = None):
     """Evaluate runs with the divergence measures.
 
     Args:
@@ -193,13 +193,18 @@ def divergence_scores(runs: Any, diversity_qrels: Any, corpus_index: Any,
             the on-disk cache).
         measures: names, e.g. ``ABS-NB@20``, ``DELTA-RB(theta=0.9)@20``.
 
+        notify: called with a message when documents are missing from the corpus (relevant
+            ones, or retrieved ones in the top k: a document without text scores nothing),
+            e.g. `warnings.warn`; then no relevant document in the corpus at all is an error.
+            None (the default) says nothing, as on sampled qrels, where it is expected.
+
     Returns a DataFrame run, topic, measure, value over the topics of each run that have at
     least one subtopic with a relevant document in the corpus, plus topic "all" (their mean).
     """
-    return _score(runs, diversity_qrels, corpus_index, parse_divergence(measures))
+    return _score(runs, diversity_qrels, corpus_index, parse_divergence(measures), notify)
 
 
-def _score(runs, qrels, index, measures):
+def _score(runs, qrels, index, measures, notify):
     import pandas as pd
 
     from unjudged.io import read_qrels, read_runs
@@ -210,34 +215,67 @@ def _score(runs, qrels, index, measures):
     if not isinstance(qrels, Mapping):
         qrels = subtopics_from_qrels(qrels if hasattr(qrels, "grade") else read_qrels(qrels))
     # each topic's subtopic counts are summed once, for every run
-    subs = {t: _subtopic_counts(r, index) for t, r in _subtopic_rows(qrels, index).items()}
+    subs = {t: _subtopic_counts(r, index)
+            for t, r in _subtopic_rows(qrels, index, notify).items()}
     runs = read_runs(runs if isinstance(runs, (list, tuple)) else [runs])
     pc = index.collection_model
     depth = max(m.cutoff for m in measures)
     rows = []
     for run in runs:
         all_rows = index.rows(run.docno)
+        absent = retrieved = 0
         for i, topic in enumerate(run.topics):
             if topic not in subs:
                 continue
             a = int(run.offsets[i])
             ranked = all_rows[a:min(int(run.offsets[i + 1]), a + depth)]
+            absent, retrieved = absent + int((ranked < 0).sum()), retrieved + ranked.size
             by_mu: dict[float, np.ndarray] = {}
             for m in measures:
                 if m.mu not in by_mu:
                     by_mu[m.mu] = _gains(ranked, subs[topic], index, pc, m.mu)
                 rows.append((run.name, topic, m.name, rank_values(by_mu[m.mu], m)))
+        if notify is not None:
+            _note_retrieved(run.name, absent, retrieved, depth, notify)
     frame = pd.DataFrame(rows, columns=["run", "topic", "measure", "value"])
     means = frame.groupby(["run", "measure"], sort=False, as_index=False)["value"].mean()
     return pd.concat([frame, means.assign(topic="all")[frame.columns]], ignore_index=True)
 
 
-def _subtopic_rows(qrels: Mapping, index: Any) -> dict[str, list[np.ndarray]]:
-    """Corpus rows of each subtopic's relevant documents; subtopics with none are dropped."""
+def _note_retrieved(run: str, absent: int, retrieved: int, depth: int, notify) -> None:
+    if not retrieved:
+        notify(f"run {run}: no topic with a relevant document in the corpus; not scored")
+    elif absent:
+        notify(f"run {run}: {absent} of {retrieved} retrieved documents in the top {depth} "
+               "are not in the corpus" + ("; all its scores are 0" if absent == retrieved
+                                          else ""))
+
+
+def _subtopic_rows(qrels: Mapping, index: Any, notify=None) -> dict[str, list[np.ndarray]]:
+    """Corpus rows of each subtopic's relevant documents; subtopics with none are dropped.
+
+    How many of the relevant documents (per topic) have no text in the corpus goes to
+    `notify`; none at all is an error.
+    """
     out: dict[str, list[np.ndarray]] = {}
+    in_corpus: dict[tuple[str, str], bool] = {}
     for topic, subtopics in qrels.items():
-        found = [r[r >= 0] for r in (index.rows(list(d)) for d in subtopics.values())]
+        rows = [index.rows(list(d)) for d in subtopics.values()]
+        for docs, r in zip(subtopics.values(), rows if notify is not None else ()):
+            in_corpus.update(((str(topic), d), k >= 0) for d, k in zip(docs, r.tolist()))
+        found = [r[r >= 0] for r in rows]
         found = [r for r in found if r.size]
         if found:
             out[str(topic)] = found
+    absent = sum(not v for v in in_corpus.values())
+    if notify is None:
+        return out
+    if not in_corpus:
+        raise IncompatibleInputsError("the qrels have no relevant document (grade > 0): "
+                                      "nothing to score the divergence measures against")
+    if absent == len(in_corpus):
+        raise IncompatibleInputsError(f"none of the {absent} relevant documents of the qrels "
+                                      "is in the corpus: nothing to score against")
+    if absent:
+        notify(f"{absent} of {len(in_corpus)} relevant documents are not in the corpus")
     return out

@@ -11,8 +11,18 @@ _DECIMALS = 12  # values equal to 12 decimals are one value for the mode (float 
 
 
 def mode(samples: np.ndarray) -> np.ndarray:
-    """The most frequent value along axis 0 (the smallest of equally frequent ones)."""
+    """The most frequent value along axis 0 (the smallest of equally frequent ones); NaN where
+    there are no samples.
+
+    Example:
+        >>> mode(np.array([[1.0, 0.5], [2.0, 0.5], [2.0, 0.25]])).tolist()
+        [2.0, 0.5]
+        >>> mode(np.zeros((3, 0, 2))).shape, mode(np.zeros((0, 2))).tolist()
+        ((0, 2), [nan, nan])
+    """
     b = samples.shape[0]
+    if samples.size == 0:  # no topic, or no iteration: nothing is most frequent
+        return np.full(samples.shape[1:], np.nan)
     cols = samples.reshape(b, -1).T
     s = np.sort(np.round(cols, _DECIMALS), axis=-1)
     new = np.ones(s.shape, dtype=bool)

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from unjudged._notes import note
 from unjudged.text.readers import SMART_FIELDS, read_docs
 from unjudged.text.tokenise import Tokeniser
 
@@ -141,17 +142,31 @@ def _user_cache(corpus: Path, options: str) -> Path:
 
 
 def _load(target: Path, key: str) -> CorpusIndex | None:
+    """The cached index, or None: absent, of another corpus state or version, or unreadable.
+
+    A damaged cache (truncated, empty, not an .npz, arrays that do not fit together) is
+    rebuilt, with a note: it must never stop the command.
+    """
     from scipy import sparse
 
+    if not target.is_file():
+        return None
     try:
         with np.load(target, allow_pickle=False) as z:
             if str(z["key"]) != key:
                 return None
-            tf = sparse.csr_matrix((z["data"], z["indices"], z["indptr"]),
-                                   shape=tuple(z["shape"]))
-            return CorpusIndex(z["docnos"], z["terms"], tf, cache=target, reused=True)
-    except (OSError, KeyError, ValueError):
-        return None  # absent, unreadable or from another version: rebuild
+            shape = tuple(int(n) for n in z["shape"])
+            docnos, terms = z["docnos"], z["terms"]
+            if (len(docnos), len(terms)) != shape:
+                raise ValueError(f"{len(docnos)} documents and {len(terms)} terms for a "
+                                 f"{shape[0]} x {shape[1]} matrix")
+            tf = sparse.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=shape)
+            tf.check_format(full_check=True)
+            return CorpusIndex(docnos, terms, tf, cache=target, reused=True)
+    except Exception as exc:  # any damage at all (zipfile, zlib, numpy, scipy errors)
+        note(f"the index cache {target} is damaged ({type(exc).__name__}: {exc}); "
+             "rebuilding it")
+        return None
 
 
 def _save(index: CorpusIndex, target: Path, key: str, corpus: Path, options: str

@@ -1,0 +1,81 @@
+"""Reading runs on the command line: the shared --names and --strict options, the notes and
+warnings about what was read, and --baseline's choice of run."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from unjudged.errors import UnjudgedError
+
+
+def run_options(fn):
+    """--names and --strict, for every command that reads runs."""
+    options = [
+        click.option("--names", type=click.Choice(["tag", "file"]), default="tag",
+                     show_default=True, help="Name runs by their tag (the first line's last "
+                     "field; runs sharing a tag are named by their files) or by file name."),
+        click.option("--strict", is_flag=True, help="Fail (exit 2) instead of warning: a run "
+                     "sharing no topic with the qrels, a file skipped as not a run, a run "
+                     "renamed because its tag was taken."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+class Notes:
+    """Prints notes and warnings on stderr; under --strict each one is an error instead."""
+
+    def __init__(self, strict: bool = False) -> None:
+        self.strict = strict
+
+    def note(self, message: str) -> None:
+        self._say("note", message)
+
+    def warning(self, message: str) -> None:
+        self._say("warning", message)
+
+    def _say(self, kind: str, message: str) -> None:
+        if self.strict:
+            raise UnjudgedError(f"{message} (--strict)")
+        click.echo(f"unjudged: {kind}: {message}", err=True)
+
+
+def cli_runs(sources, qrels=None, *, ties: str = "trec_eval", names: str = "tag",
+             strict: bool = False):
+    """Read runs one at a time, with notes on stderr (errors under --strict): files skipped,
+    runs renamed, topics the qrels lack, and runs that share no topic with them."""
+    from unjudged.io.runs import iter_runs
+
+    notes = Notes(strict)
+    runs = iter_runs(sources, ties=ties, qrels=qrels, names=names, notify=notes.note)
+    return runs if qrels is None else checking_topics(runs, qrels, notes)
+
+
+def checking_topics(runs, qrels, notes: Notes):
+    """Pass runs through one at a time, noting topics the qrels lack (trec_eval ignores them)
+    and warning of runs that share none: their scores say nothing about them."""
+    for run in runs:
+        extra = [t for t in run.topics if t not in qrels.topic_index]
+        if extra and len(extra) == len(run.topics):
+            notes.warning(f"run {run.name} (file {run.source}) shares no topic with the qrels "
+                          f"{qrels.source}; its scores are meaningless")
+        elif extra:
+            shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
+            click.echo(f"unjudged: note: run {run.name}: {len(extra)} topic(s) not in the "
+                       f"qrels are ignored ({shown})", err=True)
+        yield run
+        del run  # not kept alive while the next run is read
+
+
+def baseline_name(runs, wanted: str) -> str:
+    """The name of the run `wanted` names, by run name or by the file it came from."""
+    for r in runs:
+        if wanted in (r.name, r.source) or (not r.source.startswith("<") and
+                                            os.path.abspath(wanted) == os.path.abspath(r.source)):
+            return r.name
+    names = ", ".join(r.name for r in runs[:10]) + (" ..." if len(runs) > 10 else "")
+    raise click.BadParameter(f"{wanted!r} is neither the name nor the file of any run; the "
+                             f"runs are: {names}", param_hint="--baseline")

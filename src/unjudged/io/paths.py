@@ -1,0 +1,312 @@
+"""Which files are runs, and what each run is called.
+
+Directories and glob patterns expand to the files they hold. A file found that way is first
+sniffed (its first data line, from a small head read), and one that is clearly not a run (a
+README, an image, a qrels file) is skipped with a note; a file named explicitly is always read
+strictly. Run names are the first line's tag (`names="tag"`), or the file name
+(`names="file"`); runs whose tags collide fall back to their file names, so that no two runs
+ever print as the same row.
+
+Notes go to a `notify` callable (the command line prints them, or fails under --strict); the
+default issues an :class:`unjudged._notes.UnjudgedWarning`.
+"""
+
+from __future__ import annotations
+
+import bz2
+import glob
+import lzma
+import os
+import zlib
+from collections import Counter
+from typing import Any, Callable, Iterable, Literal
+
+from unjudged._notes import note as warn
+from unjudged.errors import InputError
+
+Notify = Callable[[str], None]
+NameMode = Literal["tag", "file"]
+NAME_MODES = ("tag", "file")
+
+_HEAD = 64 * 1024
+_MAGIC_NAMES = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
+                (b"GIF8", "a GIF image"), (b"%PDF", "a PDF file"), (b"PK\x03\x04", "a zip file"))
+
+
+def expand_paths(sources: Iterable[Any], notify: Notify | None = None) -> list[Any]:
+    """Sources with directories and glob patterns replaced by the run files they hold.
+
+    Files found by expansion that are clearly not runs are left out, each with a note; if none
+    is left, that is an error. Anything else (files named explicitly, '-', DataFrames, dicts)
+    passes through unchanged.
+
+    Example:
+        >>> expand_paths([{"q1": {"d1": 1.0}}, "-"])
+        [{'q1': {'d1': 1.0}}, '-']
+    """
+    notify = notify or warn
+    out: list[Any] = []
+    for s in sources:
+        if isinstance(s, (str, os.PathLike)) and str(s) != "-":
+            p = os.fspath(s)
+            if os.path.isdir(p):
+                files = sorted(os.path.join(p, f) for f in os.listdir(p)
+                               if not f.startswith(".") and os.path.isfile(os.path.join(p, f)))
+                if not files:
+                    raise InputError(p, "directory contains no run files")
+                out.extend(_runs_only(p, files, notify))
+                continue
+            if any(c in p for c in "*?[") and not os.path.exists(p):
+                matches = sorted(glob.glob(p))
+                if not matches:
+                    raise InputError(p, "pattern matches no file")
+                out.extend(_runs_only(p, [m for m in matches if not os.path.isdir(m)], notify))
+                continue
+        out.append(s)
+    return out
+
+
+def _runs_only(where: str, files: list[str], notify: Notify) -> list[str]:
+    kept = []
+    for f in files:
+        why = not_a_run(f)
+        if why is None:
+            kept.append(f)
+        else:
+            notify(f"skipped {f}: not a run file ({why})")
+    if not kept:
+        raise InputError(where, f"none of its {len(files)} file(s) is a run file "
+                         f"(`qid Q0 docno rank score tag` lines)")
+    return kept
+
+
+def not_a_run(path: str) -> str | None:
+    """Why the file at `path` is clearly not a run, or None (it may be one).
+
+    Only the head of the file is read, decompressed if need be; the verdict rests on its first
+    data line. Anything unsure is left for the reader, which names the exact problem.
+    """
+    head, complete = _head(path)
+    if head is None:
+        return None
+    for magic, what in _MAGIC_NAMES:
+        if head.startswith(magic):
+            return what
+    if b"\x00" in head:
+        return "binary data"
+    number, fields = _first_data_line(head, complete)
+    if number is None:
+        return "no data lines" if complete else None
+    if len(fields) < 6:
+        return (f"line {number} has {len(fields)} field{'s' * (len(fields) != 1)}"
+                + (", like a qrels line" if len(fields) == 4 else "")
+                + "; a run line has 6")
+    try:
+        float(fields[4])
+    except ValueError:
+        text = fields[4].decode("utf-8", "replace")
+        return f"line {number}: score {text!r} is not a number"
+    return None
+
+
+def first_tag(path: str) -> str | None:
+    """The tag of a run file's first data line, from its head; None when unsure.
+
+    Example:
+        >>> import tempfile
+        >>> with tempfile.NamedTemporaryFile("w", suffix=".run", delete=False) as fh:
+        ...     _ = fh.write("# a comment\\n1 Q0 d1 1 2.5 bm25\\n")
+        >>> first_tag(fh.name)
+        'bm25'
+    """
+    head, complete = _head(path)
+    if head is None:
+        return None
+    _, fields = _first_data_line(head, complete)
+    return fields[5].decode("utf-8", "replace") if fields and len(fields) >= 6 else None
+
+
+def _head(path: str) -> tuple[bytes | None, bool]:
+    """(the first bytes of a regular file, decompressed; whether that is the whole file).
+
+    (None, False) for anything that is not a readable regular file: a pipe must not be read
+    twice, and the reader reports missing or unreadable files itself.
+    """
+    try:
+        if not os.path.isfile(path):
+            return None, False
+        with open(path, "rb") as fh:
+            raw = fh.read(_HEAD)
+            whole = len(raw) < _HEAD or not fh.read(1)
+    except OSError:
+        return None, False
+    for magic, decompressor in ((b"\x1f\x8b", lambda: zlib.decompressobj(wbits=47)),
+                                (b"BZh", bz2.BZ2Decompressor),
+                                (b"\xfd7zXZ\x00", lzma.LZMADecompressor)):
+        if raw.startswith(magic):
+            try:
+                return decompressor().decompress(raw, _HEAD), False
+            except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
+                return None, False  # the reader names the corrupt data
+    return raw, whole
+
+
+def _first_data_line(head: bytes, complete: bool) -> tuple[int | None, list[bytes]]:
+    """(number, fields) of the first line that is neither blank nor a comment; (None, [])
+    when the head holds none, or only the start of one."""
+    start, number = 0, 1
+    while start < len(head):
+        end = head.find(b"\n", start)
+        if end < 0:
+            if not complete:
+                return None, []  # cut off by the head's end: unsure
+            end = len(head)
+        fields = head[start:end].split()
+        if fields and not fields[0].startswith(b"#"):
+            return number, fields
+        start, number = end + 1, number + 1
+    return None, []
+
+
+def file_names(paths: list[str]) -> list[str]:
+    """Each path's base name, or the shortest trailing part of it that no other path shares.
+
+    Example:
+        >>> file_names(["runs/a/bm25.run", "runs/b/bm25.run", "x/dense.run"])
+        ['a/bm25.run', 'b/bm25.run', 'dense.run']
+    """
+    parts = [tuple(os.path.normpath(os.path.abspath(p)).split(os.sep)) for p in paths]
+    out: list[str | None] = [None] * len(paths)
+    todo, k = list(range(len(paths))), 1
+    while todo:
+        # one file given twice counts once here (its names are numbered later)
+        counts = Counter(whole[-k:] for whole in {parts[i] for i in todo})
+        left = []
+        for i in todo:
+            if counts[parts[i][-k:]] == 1 or k >= len(parts[i]):
+                out[i] = "/".join(p for p in parts[i][-k:] if p)
+            else:
+                left.append(i)
+        todo, k = left, k + 1
+    return [o or p for o, p in zip(out, paths)]
+
+
+def unique_names(tags: list[str | None], files: list[str | None], mode: NameMode = "tag",
+                 notify: Notify | None = None) -> list[str | None]:
+    """One distinct name per run.
+
+    `tags[i]` is run i's own name (None: not known yet, e.g. a pipe, or none, e.g. a dict);
+    `files[i]` its file (None for data in memory). Runs named by a tag that another run shares
+    are named by their files instead, with a note; runs with neither a tag nor a file are
+    `run1`, `run2`, ... by position (`run` when it is the only run). A name still taken gets
+    `#2`, `#3`. With mode "file", every run with a file is named by it. Unknown tags stay None.
+
+    Example:
+        >>> unique_names(["Anserini", "Anserini", "dph"], ["a/x.run", "b/y.run", "z.run"],
+        ...              notify=print)
+        2 runs share the tag 'Anserini': a/x.run is named x.run, b/y.run is named y.run
+        ['x.run', 'y.run', 'dph']
+    """
+    if mode not in NAME_MODES:
+        raise ValueError(f"names must be one of {', '.join(NAME_MODES)}, not {mode!r}")
+    notify = notify or warn
+    names = _by_file(list(tags), files, range(len(files))) if mode == "file" else list(tags)
+    counts = Counter(n for n in names if n is not None)
+    for tag in [t for t, c in counts.items() if c > 1] if mode == "tag" else []:
+        clash = [i for i, n in enumerate(names) if n == tag]
+        with_file = [i for i in clash if files[i] is not None]
+        if not with_file:
+            continue  # numbered below
+        names = _by_file(names, files, with_file)
+        shown = ", ".join(f"{files[i]} is named {names[i]}" for i in with_file[:5])
+        more = f", and {len(with_file) - 5} more" if len(with_file) > 5 else ""
+        notify(f"{len(clash)} runs share the tag {tag!r}: {shown}{more}")
+    for i, (t, f) in enumerate(zip(tags, files)):
+        if t is None and f is None:
+            names[i] = "run" if len(tags) == 1 else f"run{i + 1}"
+    return _distinct(names)
+
+
+def _by_file(names: list[str | None], files: list[str | None], which) -> list[str | None]:
+    out = list(names)
+    which = [i for i in which if files[i] is not None]
+    for i, name in zip(which, file_names([files[i] for i in which])):
+        out[i] = name
+    return out
+
+
+def _distinct(names: list[str | None]) -> list[str | None]:
+    """`#2`, `#3`, ... after a name already taken (e.g. one file given twice)."""
+    seen: set[str] = {n for n in names if n is not None}
+    used: Counter[str] = Counter()
+    out: list[str | None] = []
+    for n in names:
+        if n is None:
+            out.append(None)
+            continue
+        used[n] += 1
+        if used[n] == 1:
+            out.append(n)
+            continue
+        k = used[n]
+        while f"{n}#{k}" in seen:
+            k += 1
+        seen.add(f"{n}#{k}")
+        out.append(f"{n}#{k}")
+    return out
+
+
+class RunNamer:
+    """Names for the runs of `sources` (expanded), fixed before any is read where possible.
+
+    Tags are read ahead from the files' heads only when there are several runs and names come
+    from tags; a pipe's tag is known only once it is read, and `settle` then renames it if
+    another run has that name already.
+    """
+
+    def __init__(self, sources: list[Any], mode: NameMode = "tag",
+                 notify: Notify | None = None) -> None:
+        self.notify = notify or warn
+        ahead = mode == "tag" and len(sources) > 1
+        tags = [_own_name(s, ahead) for s in sources]
+        self.files = [_file_of(s) for s in sources]
+        self.names = unique_names(tags, self.files, mode, self.notify)
+        self.taken = {n for n in self.names if n is not None}
+
+    def settle(self, i: int, run: Any) -> Any:
+        """Run i under its unique name (a renamed copy where the name had to change)."""
+        import dataclasses
+
+        want = self.names[i]
+        if want is None:
+            want = run.name
+            if want in self.taken:
+                want = _distinct(list(self.taken) + [self.files[i] or want])[-1]
+                self.notify(f"{self.files[i]} has the tag {run.name!r} of another run: "
+                            f"named {want}")
+            self.taken.add(want)
+        return run if run.name == want else dataclasses.replace(run, name=want)
+
+
+def _own_name(source: Any, ahead: bool) -> str | None:
+    """What the run calls itself: a Run's name, a DataFrame's run column, a file's tag."""
+    kind = type(source).__name__
+    if kind == "Run":
+        return source.name
+    if kind == "DataFrame":
+        for col in ("run", "tag", "run_id"):
+            if col in source.columns and len(source):
+                return str(source[col].iloc[0])
+        return None
+    if ahead and isinstance(source, (str, os.PathLike)) and str(source) != "-":
+        return first_tag(os.fspath(source))
+    return None
+
+
+def _file_of(source: Any) -> str | None:
+    if type(source).__name__ == "Run":
+        return None if source.source.startswith("<") else source.source
+    if isinstance(source, (str, os.PathLike)):
+        return "<stdin>" if str(source) == "-" else os.fspath(source)
+    name = getattr(source, "name", None)  # an open file
+    return name if isinstance(name, str) else None

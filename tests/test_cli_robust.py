@@ -1,0 +1,272 @@
+"""Command-level robustness (issue 15, items 12, 13 and 15): no traceback for runs that share
+no topic with the qrels, for odd groups files or a damaged index cache; loud warnings instead
+of silent numbers, and --strict to fail on them; stray files in a run folder skipped."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from unjudged.cli import main
+from unjudged.errors import FormatError
+from unjudged.io.groups import read_groups
+from unjudged.strategies.stats import mode, summarise
+
+QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 a 1\n"
+RUN = "1 Q0 a 1 3.0 good\n1 Q0 x 2 2.0 good\n2 Q0 a 1 1.0 good\n"
+ELSEWHERE = "7 Q0 a 1 3.0 lost\n8 Q0 b 1 1.0 lost\n"  # no topic of the qrels
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def _no_traceback(result, code: int = 0):
+    assert result.exit_code == code, (result.output, result.exception)
+    assert "Traceback" not in result.stderr and "Aborted" not in result.stderr
+    return result
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "good.run").write_text(RUN)
+    (tmp_path / "lost.run").write_text(ELSEWHERE)
+    return tmp_path
+
+
+# ---- item 13: a run that shares no topic with the qrels ------------------------------------
+
+def _lost_warning(tmp_path) -> str:
+    return (f"unjudged: warning: run lost (file {tmp_path / 'lost.run'}) shares no topic with "
+            f"the qrels {tmp_path / 'qrels.txt'}; its scores are meaningless")
+
+
+def test_eval_warns_of_a_run_with_no_common_topic(inputs):
+    r = _no_traceback(_invoke("eval", inputs / "qrels.txt", inputs / "good.run",
+                              inputs / "lost.run", "-m", "P@1"))
+    assert [line.split() for line in r.stdout.splitlines()] == \
+        [["run", "P@1"], ["good", "1.0000"], ["lost", "0.0000"]]
+    assert _lost_warning(inputs) in r.stderr.splitlines()
+
+
+def test_strict_fails_on_a_run_with_no_common_topic(inputs):
+    r = _no_traceback(_invoke("eval", inputs / "qrels.txt", inputs / "lost.run", "-m", "P@1",
+                              "--strict"), code=2)
+    assert r.stdout == ""
+    assert r.stderr.startswith("unjudged: error: run lost (file ")
+    assert "(--strict)" in r.stderr
+
+
+@pytest.mark.parametrize("complete", [[], ["-c"]])
+def test_estimate_of_a_run_with_no_common_topic(inputs, complete):
+    r = _no_traceback(_invoke("estimate", inputs / "qrels.txt", inputs / "lost.run", "-m", "P@1",
+                              "-b", "30", "-f", "tsv", "--point", "mode", *complete))
+    rows = [line.split("\t") for line in r.stdout.splitlines()]
+    header = rows[0]
+    summary = {row[header.index("method")]: row for row in rows[1:] if row[1] == "all"}
+    assert float(summary["nonrel"][header.index("value")]) == 0.0
+    assert float(summary["bootstrap"][header.index("value")]) == 0.0
+    assert _lost_warning(inputs) in r.stderr.splitlines()
+
+
+def test_report_of_a_run_with_no_common_topic(inputs, tmp_path):
+    out = tmp_path / "report.html"
+    r = _no_traceback(_invoke("report", inputs / "qrels.txt", inputs / "good.run",
+                              inputs / "lost.run", "-m", "P@1", "-b", "30", "-o", out,
+                              "--jobs", "1"))
+    assert _lost_warning(inputs) in r.stderr.splitlines()
+    assert "lost" in out.read_text()
+
+
+def test_report_of_a_run_from_stdin(inputs, tmp_path):
+    out = tmp_path / "report.html"
+    (inputs / "other.run").write_text(RUN.replace("good", "other"))
+    r = CliRunner().invoke(main, ["report", str(inputs / "qrels.txt"), "-",
+                                  str(inputs / "other.run"), "-m", "P@1", "-b", "30", "-o",
+                                  str(out), "--jobs", "1"], input=RUN)
+    _no_traceback(r)
+    page = out.read_text()
+    assert "good" in page and "other" in page
+
+
+def test_mode_of_no_samples_is_nan():
+    assert mode(np.zeros((5, 0, 2))).shape == (0, 2)
+    assert np.isnan(mode(np.zeros((0, 3)))).all()
+    assert summarise(np.zeros((4, 0, 2))).shape == (0, 2, 9)
+
+
+# ---- item 15: stray files in a run folder ---------------------------------------------------
+
+@pytest.fixture
+def folder(inputs):
+    runs = inputs / "runs"
+    runs.mkdir()
+    (runs / "good.run").write_text(RUN)
+    (runs / "README.md").write_text("# Runs\nThese are the runs we submitted in 2020.\n")
+    (runs / "qrels.txt").write_text(QRELS)
+    (runs / "plot.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    (runs / "notes.txt").write_text("one two three\n")
+    (runs / "blob.bin").write_bytes(b"1 Q0 a\x00\x01 1 2 x\n")
+    (runs / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1\x00")
+    return runs
+
+
+def test_stray_files_are_skipped_with_a_note(folder, inputs):
+    r = _no_traceback(_invoke("eval", inputs / "qrels.txt", folder, "-m", "P@1", "-m",
+                              "NumRet"))
+    assert [line.split() for line in r.stdout.splitlines()] == \
+        [["run", "P@1", "NumRet"], ["good", "1.0000", "3"]]
+    assert r.stderr.splitlines() == [
+        f"unjudged: note: skipped {folder / 'README.md'}: not a run file (line 2: score "
+        "'we' is not a number)",
+        f"unjudged: note: skipped {folder / 'blob.bin'}: not a run file (binary data)",
+        f"unjudged: note: skipped {folder / 'notes.txt'}: not a run file (line 1 has 3 "
+        "fields; a run line has 6)",
+        f"unjudged: note: skipped {folder / 'plot.png'}: not a run file (a PNG image)",
+        f"unjudged: note: skipped {folder / 'qrels.txt'}: not a run file (line 1 has 4 "
+        "fields, like a qrels line; a run line has 6)",
+    ]
+
+
+def test_glob_skips_strays_too(folder, inputs):
+    r = _no_traceback(_invoke("eval", inputs / "qrels.txt", str(folder / "*"), "-m", "P@1"))
+    assert [line.split() for line in r.stdout.splitlines()] == [["run", "P@1"],
+                                                                ["good", "1.0000"]]
+    assert r.stderr.count("unjudged: note: skipped") == 5
+
+
+def test_strict_fails_on_a_stray_file(folder, inputs):
+    r = _no_traceback(_invoke("eval", inputs / "qrels.txt", folder, "-m", "P@1", "--strict"),
+                      code=2)
+    assert r.stdout == ""
+    assert r.stderr == (f"unjudged: error: skipped {folder / 'README.md'}: not a run file "
+                        "(line 2: score 'we' is not a number) (--strict)\n")
+
+
+def test_a_folder_of_strays_only_is_an_error(folder, inputs):
+    (folder / "good.run").unlink()
+    r = _no_traceback(_invoke("eval", inputs / "qrels.txt", folder, "-m", "P@1"), code=2)
+    assert r.stderr.splitlines()[-1] == (
+        f"unjudged: error: {folder}: none of its 5 file(s) is a run file "
+        "(`qid Q0 docno rank score tag` lines)")
+
+
+def test_an_empty_folder_is_an_error(inputs):
+    (inputs / "empty").mkdir()
+    r = _no_traceback(_invoke("eval", inputs / "qrels.txt", inputs / "empty", "-m", "P@1"),
+                      code=2)
+    assert r.stderr == f"unjudged: error: {inputs / 'empty'}: directory contains no run files\n"
+
+
+def test_a_file_named_explicitly_is_read_strictly(folder, inputs):
+    r = _no_traceback(_invoke("eval", inputs / "qrels.txt", folder / "notes.txt", "-m", "P@1"),
+                      code=2)
+    assert r.stderr.startswith(f"unjudged: error: {folder / 'notes.txt'}:1: ")
+
+
+def test_a_compressed_run_in_a_folder_is_kept(inputs):
+    import gzip
+
+    runs = inputs / "gz"
+    runs.mkdir()
+    (runs / "good.run.gz").write_bytes(gzip.compress(RUN.encode()))
+    (runs / "qrels.gz").write_bytes(gzip.compress(QRELS.encode()))
+    r = _no_traceback(_invoke("eval", inputs / "qrels.txt", runs, "-m", "P@1"))
+    assert [line.split() for line in r.stdout.splitlines()] == [["run", "P@1"],
+                                                                ["good", "1.0000"]]
+    assert "skipped" in r.stderr and "qrels.gz" in r.stderr
+
+
+# ---- item 12: groups files -------------------------------------------------------------------
+
+def test_groups_csv_with_cr_line_ends(tmp_path):
+    path = tmp_path / "board.csv"
+    path.write_bytes(b"run,team\rbm25,anserini\rdense,uw\r")
+    assert read_groups(str(path)) == {"bm25": "anserini", "dense": "uw"}
+
+
+def test_groups_csv_with_a_huge_field(tmp_path):
+    path = tmp_path / "board.csv"
+    path.write_text("run,team\nbm25,anserini\ndense,\"" + "x" * 140_000 + "\"\n")
+    with pytest.raises(FormatError, match=r"board.csv:3: not CSV: field larger than field "):
+        read_groups(str(path))
+
+
+def test_pool_with_a_bad_groups_file(inputs):
+    path = inputs / "board.csv"
+    path.write_text("run,team\ngood,\"" + "x" * 140_000 + "\"\n")
+    r = _no_traceback(_invoke("pool", inputs / "good.run", "--depth", "1", "--groups", path),
+                      code=2)
+    assert r.stderr.startswith(f"unjudged: error: {path}:2: not CSV")
+
+
+# ---- item 12: a damaged index cache ----------------------------------------------------------
+
+@pytest.mark.parametrize("damage", [b"", b"not a zip file at all", "truncated", "flipped"])
+def test_a_damaged_index_cache_is_rebuilt(tmp_path, damage):
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("d1\twing lift lift\nd2\tshock wave\n")
+    first = _no_traceback(_invoke("text", "index", corpus))
+    assert "(written)" in first.stdout
+    cache = next(tmp_path.glob("c.tsv.*.unjudged-index.npz"))
+    data = cache.read_bytes()
+    if damage == "truncated":
+        damage = data[: len(data) // 2]
+    elif damage == "flipped":
+        damage = bytearray(data)
+        for i in range(100, len(damage), 50):
+            damage[i] ^= 0xFF
+        damage = bytes(damage)
+    cache.write_bytes(damage)
+    again = _no_traceback(_invoke("text", "index", corpus))
+    assert "documents   2" in again.stdout and "(written)" in again.stdout
+    assert again.stderr.startswith(f"unjudged: note: the index cache {cache} is damaged (")
+    assert again.stderr.rstrip().endswith("rebuilding it")
+    third = _no_traceback(_invoke("text", "index", corpus))
+    assert "(loaded)" in third.stdout and third.stderr == ""
+
+
+# ---- item 13: text divergence with documents missing from the corpus -------------------------
+
+@pytest.fixture
+def corpus(tmp_path):
+    path = tmp_path / "c.tsv"
+    path.write_text("d1\twing lift lift\nd2\tshock wave\n")
+    (tmp_path / "r1").write_text("1 Q0 d1 1 3 r1\n1 Q0 d5 2 2 r1\n")
+    (tmp_path / "r2").write_text("1 Q0 d7 1 3 r2\n")
+    return path
+
+
+def _divergence(tmp_path, corpus, qrels: str, *extra):
+    (tmp_path / "dq").write_text(qrels)
+    return _invoke("text", "divergence", tmp_path / "dq", *extra, "--corpus", corpus,
+                   "-m", "ABS-NB@5", "--no-cache")
+
+
+def test_divergence_counts_documents_missing_from_the_corpus(tmp_path, corpus):
+    r = _no_traceback(_divergence(tmp_path, corpus, "1 1 d1 1\n1 2 d9 1\n", tmp_path / "r1",
+                                  tmp_path / "r2"))
+    assert [line.split() for line in r.stdout.splitlines()] == \
+        [["run", "ABS-NB@5"], ["r1", "2.0000"], ["r2", "0.0000"]]
+    assert r.stderr.splitlines() == [
+        "unjudged: warning: 1 of 2 relevant documents are not in the corpus",
+        "unjudged: warning: run r1: 1 of 2 retrieved documents in the top 5 are not in the "
+        "corpus",
+        "unjudged: warning: run r2: 1 of 1 retrieved documents in the top 5 are not in the "
+        "corpus; all its scores are 0",
+    ]
+    strict = _no_traceback(_divergence(tmp_path, corpus, "1 1 d1 1\n1 2 d9 1\n",
+                                       tmp_path / "r1", "--strict"), code=2)
+    assert strict.stderr.endswith("(--strict)\n")
+
+
+@pytest.mark.parametrize("qrels,message", [
+    ("1 1 d8 1\n", "none of the 1 relevant documents of the qrels is in the corpus"),
+    ("1 1 d1 0\n", "the qrels have no relevant document (grade > 0)"),
+])
+def test_divergence_with_nothing_to_score_is_an_error(tmp_path, corpus, qrels, message):
+    r = _no_traceback(_divergence(tmp_path, corpus, qrels, tmp_path / "r1"), code=2)
+    assert r.stdout == ""
+    assert r.stderr.startswith("unjudged: error: " + message)
