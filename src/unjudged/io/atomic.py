@@ -1,5 +1,11 @@
 """The one writer every output goes through (`-o`, side outputs, figures, caches).
 
+    write_file(path, text_or_bytes)      the whole content at once
+    with open_output(path) as fh: ...    a write-only binary file (np.savez, pyarrow accept it)
+    write_figure(fig, path, dpi=...)     a matplotlib figure, rendered in memory first
+    check_targets(files, folders)        every output of a command, before any is written
+    make_folder(path)                    a side-output folder, created if missing
+
 What happens depends on what the path is now:
 
 - ``-``: standard output, streaming.
