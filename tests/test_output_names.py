@@ -216,3 +216,16 @@ def test_report_figures_of_colliding_run_names_stay_apart(tmp_path, capsys, monk
     assert note.count("unjudged: note:") == 1
     assert all(f"{p} <- {n!r}" in note for p, n in page.renamed.items())
     assert set(page.renamed.values()) == set(names)  # "a_b" shares its stem: hashed as well
+
+
+def test_names_from_a_dataframe_are_neutralised_too():
+    import pandas as pd
+
+    frame = pd.DataFrame({"qid": ["=cmd()", "-1"], "docno": ["a", "b"], "score": [1.0, 2.0],
+                          "run": ["+evil\x1b[1m", "+evil\x1b[1m"]})
+    res = score([read_run(frame)], read_qrels(TOPICS), parse_measures(["P@1"]))
+    rows = list(csv.reader(io.StringIO(render(res, "csv", per_topic=True))))
+    assert {r[0] for r in rows[1:]} == {"'+evil\x1b[1m"}
+    assert {r[1] for r in rows[1:]} == {"'=cmd()", "-1", "all"}
+    table = render(res, "table", per_topic=True)
+    assert "+evil\\x1b[1m" in table and "\x1b" not in table
