@@ -118,8 +118,14 @@ def _show_note(message, category, filename, lineno, file=None, line=None) -> Non
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="unjudged")
-def main() -> None:
+@click.option("--max-line-length", type=click.IntRange(min=1), default=None, metavar="BYTES",
+              help="Refuse input lines longer than this (default 1 MiB, or the environment "
+              "variable UNJUDGED_MAX_LINE).")
+def main(max_line_length: int | None) -> None:
     """Evaluate rankings honestly when relevance judgments are incomplete."""
+    from unjudged.io._source import set_max_line_length
+
+    set_max_line_length(max_line_length)  # None: the default (set again on every invocation)
 
 
 def policy_options(fn):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from unjudged.data._strings import (byte_rows, fingerprints, numpy_of, string_lengths,
+from unjudged.data._strings import (equal_strings, fingerprints, numpy_of, string_lengths,
                                     string_offsets)
 
 # an odd multiplier is a bijection on 64-bit words, and spreads a short docno's bytes (which
@@ -92,6 +92,5 @@ class VocabularyIndex:
         out[rows[wrong]] = -1
         long = rows[~wrong & (own > 8)]
         if long.size:
-            mine, _ = byte_rows(column, long + lo)  # equal lengths, so equal widths
-            theirs, _ = byte_rows(self.vocabulary, out[long])
-            out[long[(mine != theirs).any(axis=1)]] = -1
+            same = equal_strings(column, long + lo, self.vocabulary, out[long].astype(np.int64))
+            out[long[~same]] = -1

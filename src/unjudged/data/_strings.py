@@ -232,10 +232,10 @@ def _word_width(lengths: np.ndarray) -> int:
     return max(8, -(-int(lengths.max(initial=1)) // 8) * 8)
 
 
-def _byte_matrix(arr: pa.Array, width: int | None = None, rows: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """(rows x width uint8 matrix of each string's bytes, zero-padded; lengths), of all the
-    strings of `arr` or of those at `rows`.
+def _byte_matrix(arr: pa.Array, width: int | None = None, rows: np.ndarray | None = None,
+                 start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(rows x width uint8 matrix of each string's bytes from byte `start` on, zero-padded;
+    lengths), of all the strings of `arr` or of those at `rows`.
 
     `width` defaults to the longest string rounded up to whole 8-byte words."""
     offsets = string_offsets(arr)
@@ -249,7 +249,7 @@ def _byte_matrix(arr: pa.Array, width: int | None = None, rows: np.ndarray | Non
         lengths = offsets[rows + 1] - starts
     if width is None:
         width = _word_width(lengths)
-    cols = np.arange(width, dtype=offsets.dtype)
+    cols = np.arange(start, start + width, dtype=offsets.dtype)
     pos = starts[:, None] + cols  # 32-bit for Arrow's string type, 64-bit for large_string
     np.minimum(pos, max(buf.size - 1, 0), out=pos)
     mat = buf[pos]
@@ -258,12 +258,13 @@ def _byte_matrix(arr: pa.Array, width: int | None = None, rows: np.ndarray | Non
 
 
 def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None,
-              width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+              width: int | None = None, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(matrix, int64 lengths) of the strings at `rows` of `column` (all when None): row i
     holds string i's bytes, zero-padded to `width` bytes (default: the longest string, rounded
     up to whole 8-byte words, so that the matrix can be viewed as 64-bit words).
 
-    Works through chunks and slices of 32k strings, so the temporary index matrix stays small.
+    Works through chunks and slices of at most 32k strings (fewer for wide rows), so the
+    temporary index matrix stays small. With `start`, the matrix holds bytes from `start` on.
     """
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     bounds = np.cumsum([0] + [len(c) for c in chunks])
@@ -289,17 +290,67 @@ def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None
             spans.append((c, sel, local))
     width = _word_width(lengths) if width is None else width
     mat = np.zeros((total, width), dtype=np.uint8)
-    step = 1 << 15
+    step = max(1, min(1 << 15, _STEP_BYTES // max(width, 1)))
     for c, out_rows, local in spans:
         for a in range(0, out_rows.size, step):
             part = c.slice(a, step) if local is None else c
             mat[out_rows[a : a + step]], _ = _byte_matrix(
-                part, width, None if local is None else local[a : a + step])
+                part, width, None if local is None else local[a : a + step], start)
     return mat, lengths
 
 
+def equal_strings(left: pa.ChunkedArray | pa.Array, left_rows: np.ndarray,
+                  right: pa.ChunkedArray | pa.Array, right_rows: np.ndarray) -> np.ndarray:
+    """Whether string left[left_rows[i]] equals right[right_rows[i]], for strings known to be
+    equally long: compared a window of bytes at a time, so memory never grows with the length
+    of the longest string."""
+    same = np.ones(left_rows.size, dtype=bool)
+    lengths = row_lengths(left, left_rows)
+    start = 0
+    while True:
+        todo = np.flatnonzero(same & (lengths > start))
+        if not todo.size:
+            return same
+        width = _window(todo.size, int(lengths[todo].max()) - start)
+        mine, _ = byte_rows(left, left_rows[todo], width, start)
+        theirs, _ = byte_rows(right, right_rows[todo], width, start)
+        same[todo] = (mine == theirs).all(axis=1)
+        start += width
+
+
+def row_lengths(column: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> np.ndarray:
+    """The byte lengths of the strings at `rows` (int64)."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    bounds = np.cumsum([0] + [len(c) for c in chunks])
+    rows = np.asarray(rows, dtype=np.int64)
+    which = np.searchsorted(bounds, rows, side="right") - 1
+    out = np.zeros(rows.size, dtype=np.int64)
+    for i, c in enumerate(chunks):
+        sel = np.flatnonzero(which == i)
+        if sel.size:
+            ends = string_offsets(c)
+            local = rows[sel] - bounds[i]
+            out[sel] = ends[local + 1] - ends[local]
+    return out
+
+
+# Byte matrices are built a window of at most WINDOW bytes per string at a time (wider only for
+# few rows), so that no temporary grows with the longest string: one 10,000-byte docno among
+# 30,000 rows must not cost 30,000 x 10,000 bytes.
+WINDOW = 128
+_STEP_BYTES = 1 << 22
+
+
+def _window(rows: int, need: int) -> int:
+    """Bytes per string for a matrix of `rows` strings needing `need` more bytes: whole
+    words, at least WINDOW, at most what keeps the matrix near _STEP_BYTES."""
+    wide = max(WINDOW, (_STEP_BYTES // max(rows, 1)) // 8 * 8)
+    return min(wide, -(-need // 8) * 8)
+
+
 def _fingerprint_chunk(arr: pa.Array) -> np.ndarray:
-    mat, lengths = _byte_matrix(arr)
+    lengths = np.diff(string_offsets(arr))
+    mat, _ = _byte_matrix(arr, min(_word_width(lengths), WINDOW))
     words = np.ascontiguousarray(mat).view(np.uint64)
     h = words[:, 0].copy()
     if words.shape[1] > 1:
@@ -310,6 +361,17 @@ def _fingerprint_chunk(arr: pa.Array) -> np.ndarray:
         m = h[long] ^ (lengths[long].astype(np.uint64) << np.uint64(56))
         for w in range(1, words.shape[1]):
             m = np.where(own > w, m * _MIX ^ words[long, w], m)
+        # the words beyond the first window, for the few strings that have them
+        done = words.shape[1]
+        while np.any(own > done):
+            more = np.flatnonzero(own > done)
+            width = _window(more.size, int(own[more].max() - done) * 8)
+            rest, _ = _byte_matrix(arr, width, long[more], done * 8)
+            part, mine = m[more], own[more]
+            for w, column in enumerate(rest.view(np.uint64).T, start=done):
+                part = np.where(mine > w, part * _MIX ^ column, part)
+            m[more] = part
+            done += width // 8
         h[long] = m
     return h
 

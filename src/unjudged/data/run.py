@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from unjudged.data._strings import arrow_of, byte_order_keys, byte_rows, index_codes, numpy_of
+from unjudged.data._strings import (WINDOW, arrow_of, byte_order_keys, byte_rows, index_codes,
+                                    numpy_of, row_lengths)
 from unjudged.policies import TieBreak
 
 
@@ -178,16 +179,28 @@ def _order_ties(tcode, score, docno, direction: str) -> np.ndarray | None:
     starts = np.ones(n, dtype=bool)
     starts[1:] = ~eq
     group = np.cumsum(starts, dtype=index_type(n))[rows]
-    keys = byte_order_keys(*byte_rows(docno, rows), descending=direction != "ascending")
-    if len(keys) == 2:  # ids of up to 8 bytes (most collections): one integer key
-        idx = _sort_groups(group, keys[1])
+    if row_lengths(docno, rows).max(initial=0) > WINDOW:
+        idx = _sort_long_ties(group, docno, rows, direction)
     else:
-        idx = np.lexsort((*keys, group))
+        keys = byte_order_keys(*byte_rows(docno, rows), descending=direction != "ascending")
+        if len(keys) == 2:  # ids of up to 8 bytes (most collections): one integer key
+            idx = _sort_groups(group, keys[1])
+        else:
+            idx = np.lexsort((*keys, group))
     if np.array_equal(idx, np.arange(idx.size)):
         return None
     order = np.arange(n, dtype=index_type(n))
     order[rows] = rows[idx]
     return order
+
+
+def _sort_long_ties(group: np.ndarray, docno, rows: np.ndarray, direction: str) -> np.ndarray:
+    """Order of tied rows by (group, docno) when some docno is long: Arrow compares the
+    strings themselves, so memory does not grow with the longest one."""
+    import pyarrow.compute as pc  # rare: see unjudged.data._strings
+
+    table = pa.table({"g": arrow_of(group), "d": docno.take(arrow_of(rows))})
+    return numpy_of(pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", direction)]))
 
 
 def _sort_groups(group: np.ndarray, keys: np.ndarray) -> np.ndarray:

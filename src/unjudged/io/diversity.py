@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
 from unjudged.data.diversity import DiversityQrels, Subtopics
 from unjudged.data.qrels import Qrels
 from unjudged.errors import FormatError, InputError
-from unjudged.io._source import display_name, read_bytes
+from unjudged.io._source import data_lines, display_name, read_bytes
+from unjudged.io._validate import score_problem
 from unjudged.io.qrels import build_qrels, read_qrels
 
 LAYOUTS = ("ndeval", "aspect")
@@ -69,19 +69,21 @@ def read_intents(source: Any) -> dict[tuple[str, str], float]:
         >>> read_intents(io.StringIO("1 1 0.75\\n1 2 0.25\\n"))
         {('1', '1'): 0.75, ('1', '2'): 0.25}
     """
-    name = display_name(source) if not hasattr(source, "read") else "<stream>"
+    name = display_name(source)
     text = source.read() if hasattr(source, "read") else read_bytes(source)
-    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    text = text.encode("utf-8") if isinstance(text, str) else text
     # a small file (a few lines per topic): parsed line by line to name the bad line
-    rows = ((i, line.split()) for i, line in enumerate(text.splitlines(), 1)
-            if line.strip() and not line.lstrip().startswith("#"))
+    rows = ((i, [f.decode("utf-8", "replace") for f in fields])
+            for i, fields in data_lines(text))
     out: dict[tuple[str, str], float] = {}
     for i, row in rows:
         try:
             if len(row) != 3:
                 raise ValueError
+            if score_problem(row[2]):  # the readers' rules for numbers ("0x1p3", "nan": no)
+                raise ValueError
             p = float(row[2])
-            if not np.isfinite(p) or p < 0:
+            if p < 0:
                 raise ValueError
         except ValueError:
             raise FormatError(name, i, f"expected `{INTENTS_LAYOUT}` with a probability >= 0, "

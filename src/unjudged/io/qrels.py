@@ -12,7 +12,7 @@ from unjudged.data.qrels import Qrels
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import TOPIC_TYPE, load_table
 from unjudged.io._source import display_name
-from unjudged.io._validate import first_bad_int, row_error
+from unjudged.io._validate import QRELS, Layout, grade_problem, grade_value, row_error
 
 QRELS_LAYOUT = "qid iter docno grade"
 _NAMES = ["qid", "group", "docno", "grade"]
@@ -32,35 +32,42 @@ def read_qrels(source: Any) -> Qrels:
     if isinstance(source, Qrels):
         return source
     if isinstance(source, dict):
-        rows = [(str(q), "0", str(d), int(g)) for q, docs in source.items() for d, g in docs.items()]
+        rows = [(str(q), "0", str(d), _number(g, "<dict>")) for q, docs in source.items()
+                for d, g in docs.items()]
         cols = list(zip(*rows)) if rows else [[], [], [], []]
         return build_qrels(*(pa.array(list(c), pa.string()) for c in cols[:3]),
                            pa.array(list(cols[3]), pa.int64()), source="<dict>")
     if type(source).__name__ == "DataFrame":
         return _from_frame(source)
-    table, text, _ = load_table(source, _NAMES, QRELS_LAYOUT,
-                                types={"grade": pa.int64(), "qid": TOPIC_TYPE})
+    # grades come dictionary-encoded (a handful of distinct values), so that each distinct
+    # text is checked by the rules of unjudged.io._validate: Arrow's own integer parser would
+    # read "0x10" as 16, where trec_eval reads 0
+    table, text, _ = load_table(source, _NAMES, QRELS, types={"grade": TOPIC_TYPE,
+                                                              "qid": TOPIC_TYPE})
     name = display_name(source)
     columns = {n: table[n] for n in _NAMES}
     del table
-    parts = _encode(columns, name, text)
-    return _assemble(*parts, source=name, data=text)
+    parts = _encode(columns, name, text, QRELS)
+    return _assemble(*parts, source=name, data=text, layout=QRELS)
 
 
-def build_qrels(qid, group, docno, grade, *, source: str, data: Any = None) -> Qrels:
-    """Validate columns (Arrow arrays) and build the ad hoc view."""
+def build_qrels(qid, group, docno, grade, *, source: str, data: Any = None,
+                layout: Layout = QRELS) -> Qrels:
+    """Validate columns (Arrow arrays) and build the ad hoc view. `data` (the text, to name a
+    bad line) has lines of `layout`."""
     columns = {"qid": qid, "group": group, "docno": docno, "grade": grade}
-    return _assemble(*_encode(columns, source, data), source=source, data=data)
+    return _assemble(*_encode(columns, source, data, layout), source=source, data=data,
+                     layout=layout)
 
 
-def _encode(columns: dict[str, Any], source: str, data: Any):
+def _encode(columns: dict[str, Any], source: str, data: Any, layout: Layout):
     """The strings of qrels columns as codes: (topics, tcode, docs, dcode, group, grades).
 
     Each column is taken out of `columns` as it is encoded, so that its memory is free again
     before the documents are sorted (the reader's peak)."""
     if len(columns["docno"]) == 0:
         raise InputError(source, f"no judgments, expected lines of `{QRELS_LAYOUT}`")
-    grades = _grades(columns.pop("grade"), source, data)
+    grades = _grades(columns.pop("grade"), source, data, layout)
     topics, tcode = intern_topics(columns.pop("qid"))
     group = columns.pop("group")
     group = group.combine_chunks() if isinstance(group, pa.ChunkedArray) else group
@@ -68,7 +75,8 @@ def _encode(columns: dict[str, Any], source: str, data: Any):
     return topics, tcode, docs, dcode, group, grades
 
 
-def _assemble(topics, tcode, docs, dcode, group, grades, *, source: str, data: Any) -> Qrels:
+def _assemble(topics, tcode, docs, dcode, group, grades, *, source: str, data: Any,
+              layout: Layout) -> Qrels:
     """The ad hoc view: one key per (topic, document), with its highest grade.
 
     One stable sort by (topic, document, group) serves both the check that no document is
@@ -87,7 +95,8 @@ def _assemble(topics, tcode, docs, dcode, group, grades, *, source: str, data: A
         row = int(max(order[clash[0]], order[clash[0] + 1]))
         raise row_error(source, data, row,
                         f"document {docs[int(dcode[row])].as_py()!r} of topic "
-                        f"{topics[tcode[row]]!r} is judged twice with different grades")
+                        f"{topics[tcode[row]]!r} is judged twice with different grades",
+                        layout)
     del order
     if width > 1:
         full //= width
@@ -104,26 +113,61 @@ def _assemble(topics, tcode, docs, dcode, group, grades, *, source: str, data: A
                  keys=keys, key_grades=key_grades, topic_offsets=offsets, source=source)
 
 
-def _grades(column, path: str, data: Any) -> np.ndarray:
-    """The grades as int32 (half the memory of int64; no relevance scale comes near 2^31)."""
+def _grades(column, path: str, data: Any, layout: Layout) -> np.ndarray:
+    """The grades as int32 (half the memory of int64; no relevance scale comes near 2^31).
+
+    Text grades (dictionary-encoded or plain strings) are read by grade_problem's rules, one
+    check per distinct value."""
     if pa.types.is_integer(column.type):
         grades = np.asarray(numpy_of(column), dtype=np.int64)
+        small = np.iinfo(np.int32)
+        outside = np.flatnonzero((grades < small.min) | (grades > small.max))
+        if outside.size:
+            value = int(grades[outside[0]])
+            raise row_error(path, data, int(outside[0]),
+                            f"{grade_problem(str(value))}, expected an integer grade", layout)
+        return grades.astype(np.int32)
+    if pa.types.is_dictionary(column.type):
+        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+        parts = [(c.dictionary.to_pylist(), numpy_of(c.indices, null=-1).astype(np.int64))
+                 for c in chunks]
     else:
-        import pyarrow.compute as pc  # grades the reader could not convert
+        from unjudged.data._strings import sorted_vocabulary
 
-        try:
-            grades = numpy_of(pc.cast(column, pa.int64())).astype(np.int64)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            row, msg = first_bad_int(column.to_pylist())
-            raise row_error(path, data, row,
-                            msg + ", expected an integer grade in column 4") from None
-    small = np.iinfo(np.int32)
-    outside = np.flatnonzero((grades < small.min) | (grades > small.max))
-    if outside.size:
-        raise row_error(path, data, int(outside[0]),
-                        f"grade {int(grades[outside[0]])} is out of range, expected an integer "
-                        f"grade from {small.min} to {small.max} in column 4")
-    return grades.astype(np.int32)
+        vocab, codes = sorted_vocabulary(column)
+        parts = [(vocab.to_pylist(), codes.astype(np.int64))]
+    out, base = [], 0
+    for values, codes in parts:
+        table = np.array([-1 if grade_value(v) is None else grade_value(v) for v in values] +
+                         [0], dtype=np.int64)
+        bad = np.array([grade_value(v) is None for v in values] + [True])
+        wrong = np.flatnonzero(bad[codes])  # codes of -1 (a null) pick the last entry
+        if wrong.size:
+            row = int(wrong[0])
+            value = values[codes[row]] if codes[row] >= 0 else ""
+            raise row_error(path, data, base + row,
+                            f"{grade_problem(value)}, expected an integer grade in column "
+                            f"{layout.number + 1}", layout)
+        out.append(table[codes].astype(np.int32))
+        base += codes.size
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int32)
+
+
+def _number(value: Any, source: str) -> int:
+    """A grade given as a Python value: an integer, or text by the file rules."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        number = int(value)
+    elif isinstance(value, (float, np.floating)) and float(value).is_integer():
+        number = int(value)
+    else:
+        problem = grade_problem(str(value))
+        if problem:
+            raise FormatError(source, None, f"{problem}, expected an integer grade")
+        number = int(str(value))
+    problem = grade_problem(str(number))
+    if problem:
+        raise FormatError(source, None, f"{problem}, expected an integer grade")
+    return number
 
 
 def _from_frame(frame) -> Qrels:
@@ -141,5 +185,12 @@ def _from_frame(frame) -> Qrels:
     g = pick(("relevance", "grade", "rel", "label"), "relevance")
     it = pick(("iteration", "subtopic", "iter", "group"), "iteration", required=False)
     group = it.astype(str) if it is not None else ["0"] * len(frame)
+    if g.dtype.kind in "iu":
+        grades = g.to_numpy(dtype=np.int64)
+    elif g.dtype.kind == "f" and np.all(np.isfinite(g.to_numpy()) & (g.to_numpy() % 1 == 0)):
+        grades = g.to_numpy().astype(np.int64)
+    else:  # text or other objects: each value by the file rules
+        grades = [_number(v, "<DataFrame>") for v in g.tolist()]
     return build_qrels(pa.array(q.astype(str)), pa.array(group, pa.string()),
-                       pa.array(d.astype(str)), pa.array(g.astype("int64")), source="<DataFrame>")
+                       pa.array(d.astype(str)), pa.array(grades, pa.int64()),
+                       source="<DataFrame>")

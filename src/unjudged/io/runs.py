@@ -12,10 +12,10 @@ from unjudged.data._strings import duplicated_in_groups, fingerprints, numpy_of,
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run, ranking_order
 from unjudged.errors import FormatError
-from unjudged.io._columns import TOPIC_TYPE, load_table
+from unjudged.io._columns import HEAD_BYTES, TOPIC_TYPE, load_table
 from unjudged.io._source import data_lines, display_name
-from unjudged.io._validate import (field_text, first_bad_float, first_bad_int, line_of_row,
-                                   row_error)
+from unjudged.io._validate import (RUN, field_text, first_bad_float, first_bad_int,
+                                   line_of_row, row_error, score_problem)
 from unjudged.io.paths import NameMode, Notify, RunNamer, expand_paths  # noqa: F401 (re-export)
 from unjudged.policies import TieBreak
 
@@ -43,10 +43,10 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
     include = ["qid", "docno", "score"] + (["rank"] if ties == "rank" else [])
     if qrels is not None:
         qrels.doc_index()
-    table, text, head = load_table(source, _NAMES, RUN_LAYOUT, include=include, extra_ok=True,
+    table, text, head = load_table(source, _NAMES, RUN, include=include, extra_ok=True,
                                    types={"score": pa.float64(), "qid": TOPIC_TYPE})
     rank = table["rank"] if ties == "rank" else None
-    name = name or _first_tag(head)
+    name = name or _first_tag(head, text)
     blocks = topic_blocks(table["qid"])
     docno, score = table["docno"], table["score"]
     del table  # the topic strings are not needed past this point
@@ -54,10 +54,19 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
                      ties=ties, data=text, qrels=qrels, blocks=blocks)
 
 
-def _first_tag(data: bytes) -> str:
-    """The run tag: the sixth field of the first data line."""
-    return next((f[5].decode("utf-8", "replace") for _, f in data_lines(data) if len(f) >= 6),
-                "run")
+def _first_tag(head: bytes, text: Any = None) -> str:
+    """The run tag: the sixth field of the first data line.
+
+    `head` is the start of the file; only its complete lines count (a tag cut in two would be
+    another name). When they hold no data line, `text` (the file, or a function reading it)."""
+    partial = len(head) >= HEAD_BYTES  # else the head is the whole file
+    if partial:
+        head = head[: max(head.rfind(b"\n"), head.rfind(b"\r")) + 1]
+    tag = next((f[5] for _, f in data_lines(head) if len(f) >= 6), None)
+    if tag is None and partial and text is not None:
+        data = text() if callable(text) else text
+        tag = next((f[5] for _, f in data_lines(data) if len(f) >= 6), None)
+    return "run" if tag is None else tag.decode("utf-8", "replace")
 
 
 def read_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval",
@@ -143,7 +152,7 @@ def _duplicate_error(dup, topics, original, source, data) -> FormatError:
     rows = np.flatnonzero(numpy_of(pc.equal(docno, value)) & (tcode == code))
     return row_error(source, data, int(rows[1]),
                      f"docno {value!r} appears twice in topic {topics[code]!r}; "
-                     "each document may be ranked once per topic")
+                     "each document may be ranked once per topic", RUN)
 
 
 def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.ndarray]:
@@ -159,7 +168,8 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
             column = pc.cast(column, pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             row, msg = first_bad_float(column.to_pylist())
-            raise row_error(path, data, row, msg + ", expected a number in column 5") from None
+            raise row_error(path, data, row, msg + ", expected a number in column 5",
+                            RUN) from None
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     kind = np.float32 if ties == "trec_eval" else np.float64
     keys, base = [], 0
@@ -170,8 +180,9 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
             row = base + int(np.flatnonzero(~finite)[0])
             line = line_of_row(data, row)
             text = field_text(data, line, 4)
-            raise FormatError(path, line, f"score {text!r} is not a finite number")
-        keys.append(values.astype(kind))
+            raise row_error(path, data, row, f"score {text!r} is not a finite number", RUN)
+        with np.errstate(over="ignore"):  # beyond float's range: inf, as trec_eval's C cast
+            keys.append(values.astype(kind))
         base += len(c)
     key = np.concatenate(keys) if keys else np.zeros(0, dtype=kind)
     if column.type != pa.float64():
@@ -211,8 +222,11 @@ def _from_frame(frame, name: str | None, ties: TieBreak, qrels: Qrels | None) ->
             if col in frame.columns and len(frame):
                 tag = str(frame[col].iloc[0])
                 break
+    scores = frame[s]
+    if scores.dtype.kind not in "iuf":  # text or objects: each value by the file rules
+        scores = [_score(v, "<DataFrame>") for v in scores.tolist()]
     return build_run(pa.array(frame[q].astype(str)), pa.array(frame[d].astype(str)),
-                     pa.array(frame[s], type=pa.float64()),
+                     pa.array(scores, type=pa.float64()),
                      None if rank is None else pa.array(rank.astype(str)),
                      name=tag or "run", source="<DataFrame>", ties=ties, qrels=qrels)
 
@@ -223,7 +237,19 @@ def _from_dict(mapping: dict, name: str, ties: TieBreak, qrels: Qrels | None) ->
         for doc, s in ranking.items():
             qids.append(str(q))
             docs.append(str(doc))
-            scores.append(float(s))
+            scores.append(_score(s, "<dict>"))
     return build_run(pa.array(qids, pa.string()), pa.array(docs, pa.string()),
                      pa.array(scores, pa.float64()), None, name=name, source="<dict>", ties=ties,
                      qrels=qrels)
+
+
+def _score(value: Any, source: str) -> float:
+    """A score given as a Python value: a number, or text by the file rules."""
+    if isinstance(value, (str, bytes)):
+        problem = score_problem(value)
+        if problem:
+            raise FormatError(source, None, f"{problem}, expected a number")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise FormatError(source, None, f"score {value!r} is not a number") from None

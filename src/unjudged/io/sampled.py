@@ -24,7 +24,7 @@ from unjudged.data.sampled import SampledQrels
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import read_columns
 from unjudged.io._source import data_lines, display_name, read_bytes
-from unjudged.io._validate import row_error
+from unjudged.io._validate import QRELS, SAMPLED, row_error
 from unjudged.io.qrels import QRELS_LAYOUT, build_qrels, read_qrels
 from unjudged.io.write import format_qrels_columns, qrels_columns, sorted_lines, string_array
 
@@ -58,13 +58,13 @@ def read_sampled_qrels(source: Any) -> SampledQrels:
         raise InputError(path, f"no judgments, expected lines of `{SAMPLED_LAYOUT}`")
     number, fields = first
     if len(fields) == 4:
-        t = read_columns(data, path, ["qid", "group", "docno", "grade"], QRELS_LAYOUT)
+        t = read_columns(data, path, ["qid", "group", "docno", "grade"], QRELS)
         return SampledQrels.from_qrels(build_qrels(t["qid"], t["group"], t["docno"],
                                                    t["grade"], source=path, data=data))
     if len(fields) != 5:
         raise FormatError(path, number, f"expected 5 columns `{SAMPLED_LAYOUT}` (or 4, "
                           f"`{QRELS_LAYOUT}`), found {len(fields)}")
-    t = read_columns(data, path, _NAMES, SAMPLED_LAYOUT)
+    t = read_columns(data, path, _NAMES, SAMPLED)
     return build_sampled_qrels(t["qid"], t["docno"], t["stratum"], t["grade"], group=t["group"],
                                source=path, data=data)
 
@@ -84,7 +84,8 @@ def build_sampled_qrels(qid: Any, docno: Any, stratum: Any, grade: Any, *, group
         grade = arrow_of(np.asarray(grade, dtype=np.int64))
     if group is None:
         group = pc.cast(arrow_of(np.zeros(len(qid), dtype=np.int8)), pa.string())
-    q = build_qrels(qid, _strings(group), docno, grade, source=source, data=data)
+    q = build_qrels(qid, _strings(group), docno, grade, source=source, data=data,
+                    layout=SAMPLED)
     names, codes = _stratum_codes(stratum)
     line_key = np.searchsorted(q.keys, q.tcode.astype(np.int64) * len(q.docs) + q.dcode)
     order = np.lexsort((codes, line_key))
@@ -96,7 +97,7 @@ def build_sampled_qrels(qid: Any, docno: Any, stratum: Any, grade: Any, *, group
         raise row_error(source, data, row,
                         f"document {q.docs[int(q.dcode[row])].as_py()!r} of topic "
                         f"{q.topics[q.tcode[row]]!r} is in two strata "
-                        f"({names[codes[a]]!r} and {names[codes[b]]!r})")
+                        f"({names[codes[a]]!r} and {names[codes[b]]!r})", SAMPLED)
     key_strata = np.zeros(q.keys.size, dtype=np.int32)
     key_strata[line_key] = codes
     return SampledQrels.from_qrels(q, key_strata, names)

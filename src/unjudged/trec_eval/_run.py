@@ -141,16 +141,22 @@ def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
 
 def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
     """trec_eval's -Z file: `qid measure mean stddev` per line."""
+    import math
+
     from unjudged.errors import FormatError
-    from unjudged.io._source import read_bytes
+    from unjudged.io._source import iter_lines, read_bytes
 
     out: dict[tuple[str, str], tuple[float, float]] = {}
-    for number, raw in enumerate(read_bytes(path).decode("utf-8", "replace").splitlines(), 1):
-        f = raw.split()
+    for number, raw in iter_lines(read_bytes(path)):  # the readers' line numbers
+        f = raw.decode("utf-8", "replace").split()
         if not f or f[0].startswith("#"):
             continue
         try:
-            out[(f[0], f[1])] = (float(f[2]), float(f[3]))
+            mean, std = float(f[2]), float(f[3])
         except (IndexError, ValueError):
             raise FormatError(path, number, "expected `qid measure mean stddev`") from None
+        if not (math.isfinite(mean) and math.isfinite(std)):  # nan would turn every z into nan
+            raise FormatError(path, number, "expected `qid measure mean stddev` with finite "
+                              f"numbers, got {f[2]!r} and {f[3]!r}")
+        out[(f[0], f[1])] = (mean, std)
     return out
