@@ -116,13 +116,15 @@ def test_private_device_nodes_are_written_in_place(files, tmp_path):
 
 
 def test_dev_stdout_is_this_process_stdout(files):
+    before = os.lstat("/dev/stdout")
     result = subprocess.run([sys.executable, "-m", "unjudged", "eval", *files, "-m", "P@2",
                              "-f", "tsv", "-o", "/dev/stdout"], capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": SRC}, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout == EXPECTED
-    assert os.path.islink("/dev/stdout") or stat.S_ISCHR(os.stat("/dev/stdout").st_mode) \
-        or not stat.S_ISREG(os.lstat("/dev/stdout").st_mode)
+    after = os.lstat("/dev/stdout")  # the system's entry is untouched (not renamed over)
+    assert (after.st_ino, after.st_mode, after.st_mtime_ns) == \
+        (before.st_ino, before.st_mode, before.st_mtime_ns)
 
 
 def test_dev_stdout_appends_where_the_shell_appends(files, tmp_path):
