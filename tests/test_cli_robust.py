@@ -149,7 +149,7 @@ def test_a_folder_of_strays_only_is_an_error(folder, inputs):
     (folder / "good.run").unlink()
     r = _no_traceback(_invoke("eval", inputs / "qrels.txt", folder, "-m", "P@1"), code=2)
     assert r.stderr.splitlines()[-1] == (
-        f"unjudged: error: {folder}: none of its 5 file(s) is a run file "
+        f"unjudged: error: {folder}: no run file among the 5 file(s) of its "
         "(`qid Q0 docno rank score tag` lines)")
 
 

@@ -17,8 +17,10 @@ import bz2
 import glob
 import lzma
 import os
+import stat
 import zlib
 from collections import Counter
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Literal
 
 from unjudged._notes import note as warn
@@ -29,6 +31,7 @@ NameMode = Literal["tag", "file"]
 NAME_MODES = ("tag", "file")
 
 _HEAD = 64 * 1024
+_FIRST_READ = 1024
 _MAGIC_NAMES = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
                 (b"GIF8", "a GIF image"), (b"%PDF", "a PDF file"), (b"PK\x03\x04", "a zip file"))
 
@@ -54,19 +57,19 @@ def expand_paths(sources: Iterable[Any], notify: Notify | None = None) -> list[A
                                if not f.startswith(".") and os.path.isfile(os.path.join(p, f)))
                 if not files:
                     raise InputError(p, "directory contains no run files")
-                out.extend(_runs_only(p, files, notify))
+                out.extend(_runs_only(p, files, notify, "of its"))
                 continue
             if any(c in p for c in "*?[") and not os.path.exists(p):
-                matches = sorted(glob.glob(p))
+                matches = sorted(m for m in glob.glob(p) if not os.path.isdir(m))
                 if not matches:
                     raise InputError(p, "pattern matches no file")
-                out.extend(_runs_only(p, [m for m in matches if not os.path.isdir(m)], notify))
+                out.extend(_runs_only(p, matches, notify, "it matches"))
                 continue
         out.append(s)
     return out
 
 
-def _runs_only(where: str, files: list[str], notify: Notify) -> list[str]:
+def _runs_only(where: str, files: list[str], notify: Notify, found: str) -> list[str]:
     kept = []
     for f in files:
         why = not_a_run(f)
@@ -75,8 +78,8 @@ def _runs_only(where: str, files: list[str], notify: Notify) -> list[str]:
         else:
             notify(f"skipped {f}: not a run file ({why})")
     if not kept:
-        raise InputError(where, f"none of its {len(files)} file(s) is a run file "
-                         f"(`qid Q0 docno rank score tag` lines)")
+        raise InputError(where, f"no run file among the {len(files)} file(s) {found} "
+                         "(`qid Q0 docno rank score tag` lines)")
     return kept
 
 
@@ -130,24 +133,44 @@ def _head(path: str) -> tuple[bytes | None, bool]:
     """(the first bytes of a regular file, decompressed; whether that is the whole file).
 
     (None, False) for anything that is not a readable regular file: a pipe must not be read
-    twice, and the reader reports missing or unreadable files itself.
+    twice, and the reader reports missing or unreadable files itself. A few KiB are read first
+    (a run's first line is short); more only when they hold no complete data line.
     """
     try:
-        if not os.path.isfile(path):
-            return None, False
+        info = os.stat(path)
+    except OSError:
+        return None, False
+    if not stat.S_ISREG(info.st_mode):
+        return None, False
+    return _head_of(path, info.st_mtime_ns, info.st_size)
+
+
+@lru_cache(maxsize=1024)  # sniffing and naming look at the same heads, one after the other
+def _head_of(path: str, mtime_ns: int, size: int) -> tuple[bytes | None, bool]:
+    for want in (_FIRST_READ, _HEAD):
+        head, complete = _read_head(path, want)
+        if head is None or complete or _first_data_line(head, False)[0] is not None:
+            break
+    return head, complete
+
+
+def _read_head(path: str, want: int) -> tuple[bytes | None, bool]:
+    try:
         with open(path, "rb") as fh:
-            raw = fh.read(_HEAD)
-            whole = len(raw) < _HEAD or not fh.read(1)
+            raw = fh.read(want)
+            whole = len(raw) < want or not fh.read(1)
     except OSError:
         return None, False
     for magic, decompressor in ((b"\x1f\x8b", lambda: zlib.decompressobj(wbits=47)),
                                 (b"BZh", bz2.BZ2Decompressor),
                                 (b"\xfd7zXZ\x00", lzma.LZMADecompressor)):
         if raw.startswith(magic):
+            unit = decompressor()
             try:
-                return decompressor().decompress(raw, _HEAD), False
+                text = unit.decompress(raw, want)  # no more: inflating costs time
             except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
                 return None, False  # the reader names the corrupt data
+            return text, whole and unit.eof and len(text) < want
     return raw, whole
 
 
