@@ -401,3 +401,30 @@ def test_empty_and_missing_inputs_stay_clean(tmp_path):
     with pytest.raises(InputError, match="empty file"):
         read_run(p)
     assert grade_problem("+7") is None
+
+
+@pytest.mark.parametrize("text,records", [
+    (b"\xef\xbb\xbf 1 Q0 a 1 1 r\n", 1),          # BOM, then a blank
+    (b"\xef\xbb\xbf#c\n1 Q0 a 1 1 r\n", 1),       # BOM, then a comment
+    (b"\xef\xbb\xbf1\tQ0\ta\t1\t1\tr\n", 1),
+])
+def test_byte_order_mark_then_the_first_line_as_any_other(tmp_path, text, records):
+    p = tmp_path / "r"
+    p.write_bytes(text)
+    run = read_run(p)
+    assert run.topics == ["1"] and len(run) == records and run.name == "r"
+
+
+def test_small_readers_share_the_rules(tmp_path):
+    import io
+
+    with pytest.raises(FormatError, match="UTF-8"):
+        read_intents(io.BytesIO(b"1 x\xffy 0.5\n"))
+    assert read_intents(io.BytesIO(b"\xef\xbb\xbf1 a 0.5\n")) == {("1", "a"): 0.5}
+    from unjudged.trec_eval._run import read_zscores
+
+    z = tmp_path / "z"
+    z.write_bytes(b"1 P_10 0.5 1\r1 map 1_0 1\r")
+    with pytest.raises(FormatError) as err:
+        read_zscores(str(z))
+    assert err.value.line == 2

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.csv as pcsv
 
 from unjudged.errors import FormatError, InputError
-from unjudged.io._source import (LineLimit, display_name, is_compressed, iter_lines,
+from unjudged.io._source import (BOM, LineLimit, display_name, is_compressed, iter_lines,
                                  line_number_at, max_line_length, open_input, read_stream,
                                  unify_line_ends)
 from unjudged.io._validate import Layout, first_bad_line
@@ -140,7 +140,7 @@ def _read_regular(fh, size: int, head: bytes, names: list[str], include: list[st
     7-million-line run. Any file this path cannot take as-is (comments, blanks to normalise, bad
     values, NUL bytes) makes it return None; read_columns then names the problem.
     """
-    if not head.strip() or is_compressed(head) or b"\x00" in head:
+    if not head.strip() or is_compressed(head) or b"\x00" in head or head.startswith(BOM):
         return None
     fh.seek(0)
     delimiter = _delimiter(head)

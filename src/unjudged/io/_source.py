@@ -69,8 +69,14 @@ def display_name(source: str | os.PathLike[str] | BinaryIO) -> str:
     return getattr(source, "name", "<stream>")
 
 
+BOM = b"\xef\xbb\xbf"
+
+
 def unify_line_ends(data: bytes) -> bytes:
-    """CRLF and lone CR as LF (the same lines, so line numbers stay the same)."""
+    """CRLF and lone CR as LF (the same lines, so line numbers stay the same), and without a
+    UTF-8 byte order mark at the very start (the first line is then read like any other)."""
+    if data.startswith(BOM):
+        data = data[len(BOM):]
     if b"\r" not in data:
         return data
     return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")

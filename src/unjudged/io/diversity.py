@@ -72,23 +72,19 @@ def read_intents(source: Any) -> dict[tuple[str, str], float]:
     name = display_name(source)
     text = source.read() if hasattr(source, "read") else read_bytes(source)
     text = text.encode("utf-8") if isinstance(text, str) else text
-    # a small file (a few lines per topic): parsed line by line to name the bad line
-    rows = ((i, [f.decode("utf-8", "replace") for f in fields])
-            for i, fields in data_lines(text))
+    # a small file (a few lines per topic): parsed line by line, by the readers' rules for
+    # lines, blanks and numbers, to name the bad line
     out: dict[tuple[str, str], float] = {}
-    for i, row in rows:
+    for i, row in data_lines(text):
+        shown = b" ".join(row).decode("utf-8", "replace")
         try:
-            if len(row) != 3:
-                raise ValueError
-            if score_problem(row[2]):  # the readers' rules for numbers ("0x1p3", "nan": no)
-                raise ValueError
-            p = float(row[2])
-            if p < 0:
-                raise ValueError
-        except ValueError:
+            topic, subtopic = (f.decode("utf-8") for f in row[:2])
+        except UnicodeDecodeError:
+            raise FormatError(name, i, "not UTF-8 text (binary data?)") from None
+        if len(row) != 3 or score_problem(row[2]) or float(row[2]) < 0:
             raise FormatError(name, i, f"expected `{INTENTS_LAYOUT}` with a probability >= 0, "
-                              f"got {' '.join(map(str, row))!r}") from None
-        out[(str(row[0]), str(row[1]))] = p
+                              f"got {shown!r}")
+        out[(topic, subtopic)] = float(row[2])
     if not out:
         raise InputError(name, f"no intent probabilities, expected lines of `{INTENTS_LAYOUT}`")
     return out

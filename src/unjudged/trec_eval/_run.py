@@ -141,22 +141,21 @@ def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
 
 def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
     """trec_eval's -Z file: `qid measure mean stddev` per line."""
-    import math
-
     from unjudged.errors import FormatError
-    from unjudged.io._source import iter_lines, read_bytes
+    from unjudged.io._source import data_lines, read_bytes
+    from unjudged.io._validate import score_problem
 
     out: dict[tuple[str, str], tuple[float, float]] = {}
-    for number, raw in iter_lines(read_bytes(path)):  # the readers' line numbers
-        f = raw.decode("utf-8", "replace").split()
-        if not f or f[0].startswith("#"):
-            continue
+    for number, raw in data_lines(read_bytes(path)):  # the readers' lines, blanks and numbers
         try:
-            mean, std = float(f[2]), float(f[3])
-        except (IndexError, ValueError):
-            raise FormatError(path, number, "expected `qid measure mean stddev`") from None
-        if not (math.isfinite(mean) and math.isfinite(std)):  # nan would turn every z into nan
+            f = [field.decode("utf-8") for field in raw]
+        except UnicodeDecodeError:
+            raise FormatError(path, number, "not UTF-8 text (binary data?)") from None
+        # nan or inf would turn every z-score into nan
+        bad = len(f) < 4 or score_problem(raw[2]) or score_problem(raw[3])
+        if bad:
             raise FormatError(path, number, "expected `qid measure mean stddev` with finite "
-                              f"numbers, got {f[2]!r} and {f[3]!r}")
+                              "numbers" + (f", got {f[2]!r} and {f[3]!r}" if len(f) >= 4 else ""))
+        mean, std = float(f[2]), float(f[3])
         out[(f[0], f[1])] = (mean, std)
     return out
