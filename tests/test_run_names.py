@@ -208,3 +208,12 @@ def test_names_are_always_distinct(runs, mode):
                for n, t, p in zip(names, tags, paths))
     if mode == "tag" and None not in tags and len(set(tags)) == len(tags):
         assert names == tags  # distinct tags are kept as they are
+
+
+def test_compare_qrels_takes_runs_by_name_and_numbers_unnamed_ones():
+    from unjudged.compare import compare_qrels
+
+    named = compare_qrels({"x": RUN_A, "y": RUN_B}, Q, {"1": {"b": 1}}, "P@1")
+    assert named.runs == ["x", "y"]
+    assert named.orig[:, 0].tolist() == [1.0, 0.0] and named.new[:, 0].tolist() == [0.0, 1.0]
+    assert compare_qrels([RUN_A, RUN_B], Q, Q, "P@1").runs == ["run1", "run2"]

@@ -155,11 +155,18 @@ def _all_measures(measures: Any) -> bool:
 
 
 def _stream(runs: Any, pol: Policies, qrels: Qrels) -> Iterator[Run]:
+    from unjudged._evaluate import _as_runs, _named
     from unjudged.io.runs import iter_runs
 
+    if isinstance(runs, dict) and runs and _named(runs):  # {name: run}
+        yield from _as_runs(runs, pol.ties, qrels)
+        return
     if isinstance(runs, (str, bytes, os.PathLike, Run, dict)) or \
             type(runs).__name__ == "DataFrame":
         runs = [runs]
+    if isinstance(runs, (list, tuple)):  # one at a time, each under a distinct name
+        yield from iter_runs(runs, ties=pol.ties, qrels=qrels)
+        return
     for item in runs if isinstance(runs, Iterable) else [runs]:
         if isinstance(item, Run):
             yield item
