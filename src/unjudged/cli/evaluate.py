@@ -43,9 +43,13 @@ from unjudged.cli.matrix import ALPHA, PAIRED_TESTS
 @click.option("--test", type=click.Choice(PAIRED_TESTS), default="t", show_default=True,
               help="Paired test of --baseline.")
 @ALPHA
+@click.option("--stream", is_flag=True, help="Read each run a block of topics at a time: "
+              "memory bounded by the largest topic, not the file. Needs runs grouped by topic.")
+@click.option("--stream-block", type=click.IntRange(1), default=None, hidden=True,
+              help="Bytes read at a time with --stream.")
 def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties, negative,
              names, strict, judged_only, strategy, prior, b, seed, point, fmt, output, baseline,
-             test, alpha) -> None:
+             test, alpha, stream, stream_block) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS."""
     lean_arrow()
     from unjudged._evaluate import score
@@ -57,6 +61,13 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
     ms = parse_measures(list(measures))
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)
+    if stream:
+        from unjudged.cli._stream import refuse_options, stream_results
+
+        refuse_options(strategy, baseline)
+        results = stream_results(qrels, runs, ms, pol, names=names, strict=strict,
+                                 block_size=stream_block)
+        return write_output(render(results, fmt, per_topic=per_topic), output)
     q = read_qrels(qrels)
     runs = cli_runs(runs, q, ties=ties, names=names, strict=strict)
     if baseline is not None:

@@ -181,7 +181,11 @@ def ideal_dcg(per_grade: np.ndarray, gain: np.ndarray, cutoff: int | None) -> np
         keep = j <= m[..., None]
         if cutoff is not None:
             keep &= pos < cutoff + 1
-        total = total + gain[gi] * np.where(keep, 1.0 / np.log2(pos + 1.0), 0.0).sum(axis=-1)
+        terms = np.where(keep, 1.0 / np.log2(pos + 1.0), 0.0)
+        # summed in order (cumsum), not pairwise: the array is as wide as the topic with the
+        # most such documents, and a pairwise sum's rounding would depend on that neighbour
+        if width:
+            total = total + gain[gi] * np.cumsum(terms, axis=-1)[..., -1]
         start = start + per_grade[..., gi]
     return total
 
