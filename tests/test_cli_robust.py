@@ -4,13 +4,20 @@ of silent numbers, and --strict to fail on them; stray files in a run folder ski
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from unjudged.cli import main
 from unjudged.errors import FormatError
 from unjudged.io.groups import read_groups
+from unjudged.io.paths import first_tag, not_a_run
 from unjudged.strategies.stats import mode, summarise
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 a 1\n"
@@ -167,8 +174,6 @@ def test_a_file_named_explicitly_is_read_strictly(folder, inputs):
 
 
 def test_a_compressed_run_in_a_folder_is_kept(inputs):
-    import gzip
-
     runs = inputs / "gz"
     runs.mkdir()
     (runs / "good.run.gz").write_bytes(gzip.compress(RUN.encode()))
@@ -177,6 +182,39 @@ def test_a_compressed_run_in_a_folder_is_kept(inputs):
     assert [line.split() for line in r.stdout.splitlines()] == [["run", "P@1"],
                                                                 ["good", "1.0000"]]
     assert "skipped" in r.stderr and "qrels.gz" in r.stderr
+
+
+_ids = st.text(alphabet="abcXYZ019-_.:/", min_size=1, max_size=8)
+_packers = {"plain": lambda b: b, "gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}
+
+
+@settings(max_examples=120, deadline=None)
+@given(lines=st.lists(st.tuples(_ids, _ids, st.floats(allow_nan=False, allow_infinity=False),
+                                _ids), min_size=1, max_size=6),
+       end=st.sampled_from(["\n", "\r\n", "\r"]), comment=st.booleans(),
+       pad=st.integers(0, 3000), pack=st.sampled_from(sorted(_packers)))
+def test_sniffing_keeps_every_run_and_reads_its_tag(tmp_path_factory, lines, end, comment, pad,
+                                                     pack):
+    head = ("# " + "x" * pad + end + end) if comment else ""
+    text = head + end.join(f"{q} Q0 {d}{i} {i + 1} {score!r} {tag}"
+                           for i, (q, d, score, tag) in enumerate(lines)) + end
+    path = tmp_path_factory.mktemp("sniff") / "some.run"
+    path.write_bytes(_packers[pack](text.encode()))
+    assert not_a_run(str(path)) is None
+    assert first_tag(str(path)) == lines[0][3]  # a long comment first: a second, longer read
+
+
+@pytest.mark.parametrize("text,why", [
+    ("1 0 a 1\n", "line 1 has 4 fields, like a qrels line; a run line has 6"),
+    ("# c\n\n1 Q0 a\n", "line 3 has 3 fields; a run line has 6"),
+    ("1 Q0 a 1 high r\n", "line 1: score 'high' is not a number"),
+    ("# only a comment\n", "no data lines"),
+    ("%PDF-1.4\n", "a PDF file"),
+])
+def test_sniffing_names_why_a_file_is_no_run(tmp_path, text, why):
+    path = tmp_path / "f"
+    path.write_text(text)
+    assert not_a_run(str(path)) == why
 
 
 # ---- item 12: groups files -------------------------------------------------------------------

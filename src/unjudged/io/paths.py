@@ -176,7 +176,8 @@ def _read_head(path: str, want: int) -> tuple[bytes | None, bool]:
 
 def _first_data_line(head: bytes, complete: bool) -> tuple[int | None, list[bytes]]:
     """(number, fields) of the first line that is neither blank nor a comment; (None, [])
-    when the head holds none, or only the start of one."""
+    when the head holds none, or only the start of one. A lone CR ends a line too."""
+    head = head.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     start, number = 0, 1
     while start < len(head):
         end = head.find(b"\n", start)
