@@ -104,6 +104,16 @@ def test_mode_of_no_samples_is_nan():
     assert summarise(np.zeros((4, 0, 2))).shape == (0, 2, 9)
 
 
+@pytest.mark.parametrize("command", [
+    "eval", "estimate", "report", "compare-qrels", "matrix", "infer", "sample", "coverage",
+    "pool", "experiment leave-one-group-out", "experiment sampling",
+    "experiment diversity-sampling", "text divergence"])
+def test_every_command_that_reads_runs_has_strict_and_names(command):
+    r = _invoke(*command.split(), "--help")
+    assert r.exit_code == 0
+    assert "--strict" in r.stdout and "--names [tag|file]" in r.stdout
+
+
 # ---- item 15: stray files in a run folder ---------------------------------------------------
 
 @pytest.fixture
