@@ -97,8 +97,8 @@ def test_unknown_baseline_lists_the_names(files):
     r = _eval(files, str(files / "runs"), "-m", "P@1", "--baseline", "Anserini")
     assert r.exit_code == 2
     assert r.stdout == ""
-    assert "'Anserini' is neither the name nor the file of any run; the runs are: " \
-        "first.run, second.run" in r.stderr
+    assert "Anserini: not among the runs (by name or file), which are: first.run, " \
+        "second.run" in r.stderr
 
 
 def test_strict_refuses_to_rename(files):

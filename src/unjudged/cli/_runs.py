@@ -77,5 +77,5 @@ def baseline_name(runs, wanted: str) -> str:
                                             os.path.abspath(wanted) == os.path.abspath(r.source)):
             return r.name
     names = ", ".join(r.name for r in runs[:10]) + (" ..." if len(runs) > 10 else "")
-    raise click.BadParameter(f"{wanted!r} is neither the name nor the file of any run; the "
-                             f"runs are: {names}", param_hint="--baseline")
+    raise click.BadParameter(f"{wanted}: not among the runs (by name or file), which are: "
+                             f"{names}", param_hint="--baseline")
