@@ -7,6 +7,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
+import warnings
 
 import numpy as np
 import pytest
@@ -96,6 +97,20 @@ def test_report_of_a_run_from_stdin(inputs, tmp_path):
     _no_traceback(r)
     page = out.read_text()
     assert "good" in page and "other" in page
+
+
+@pytest.mark.parametrize("run", [{"7": {"a": 1.0}}, {}])
+def test_api_warns_of_a_run_with_no_common_topic(run):
+    import unjudged
+    from unjudged._notes import UnjudgedWarning
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        df = unjudged.evaluate(run, {"1": {"a": 1}}, "P@1", per_topic=False)
+    assert df.value.tolist() == [0.0]
+    assert [(w.category, str(w.message)) for w in seen] == [
+        (UnjudgedWarning, "run run shares no topic with the qrels <dict>; its scores are "
+         "meaningless")]
 
 
 def test_mode_of_no_samples_is_nan():

@@ -36,7 +36,7 @@ def _as_runs(runs: Any, ties: str, qrels: Qrels | None = None, names: str = "tag
         out = read_runs(runs, ties=ties, qrels=qrels, names=names)
     if qrels is not None:
         for run in out:
-            if run.topics and not any(t in qrels.topic_index for t in run.topics):
+            if not any(t in qrels.topic_index for t in run.topics):  # or has no topic at all
                 note(f"run {run.name} shares no topic with the qrels {qrels.source}; its "
                      "scores are meaningless")
     return out
