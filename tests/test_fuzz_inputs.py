@@ -26,6 +26,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +39,7 @@ from shared_data import TREC_EVAL, need  # noqa: E402
 from test_reader_differential import compare_qrels, compare_run, outcome, stream  # noqa: E402
 
 from unjudged import evaluate  # noqa: E402
+from unjudged.errors import UnjudgedError  # noqa: E402
 from unjudged.io import read_qrels, read_run  # noqa: E402
 
 # seed file -> (kind, lines kept, partner file for evaluation); slices keep each input small
@@ -290,6 +292,7 @@ def check_input(seeds: Seeds, name: str, data: bytes, folder: str,
         packed = path + ".gz"  # recognised by its content, read as the plain file
         Path(packed).write_bytes(gzip.compress(data, compresslevel=1))
         out["read(gzip)"] = outcome(read, packed, packed, parsed, compare)
+        out["read(cut gzip)"] = corrupt_archive(read, packed)
         partner = str(seeds.partner[name])
         run_path, qrels_path = (path, partner) if kind == "run" else (partner, path)
         expected = _expected(seeds, name, parsed)
@@ -297,6 +300,21 @@ def check_input(seeds: Seeds, name: str, data: bytes, folder: str,
                                   None, path, parsed,
                                   lambda frame, _: compare_scores(frame, expected))
     return out
+
+
+def corrupt_archive(read, packed: str) -> tuple[str, str]:
+    """A gzip file cut short must fail naming the file: its text is not all there."""
+    whole = Path(packed).read_bytes()
+    Path(packed).write_bytes(whole[: max(11, len(whole) * 2 // 3)])
+    try:
+        read(packed)
+    except UnjudgedError as exc:
+        if str(exc).startswith(f"{packed}:") and "\n" not in str(exc):
+            return "clean error", ""
+        return "bad message", str(exc)[:200]
+    except Exception as exc:  # noqa: BLE001 -- any other exception is the finding
+        return "traceback", f"{type(exc).__name__}: {exc}"[:300]
+    return "accepted bad input", "a gzip file cut to two thirds was read"
 
 
 def _expected(seeds: Seeds, name: str, parsed: ref.Parsed) -> dict:
@@ -307,7 +325,33 @@ def _expected(seeds: Seeds, name: str, parsed: ref.Parsed) -> dict:
     return expected_scores(*pair)
 
 
-CLI_WAYS = ("eval", "eval from stdin", "trec_eval")
+CLI_WAYS = ("eval", "eval from stdin", "trec_eval", "eval from a pipe")
+
+
+def _run_cli(command: list[str], data: bytes, way: str, pipe: tuple[int, int] | None):
+    """subprocess.run, feeding `data` through stdin or through `pipe` (read as /dev/fd/N)."""
+    if pipe is None:
+        return subprocess.run(command, capture_output=True, timeout=120, check=False,
+                              input=data if way == "eval from stdin" else b"")
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          stdin=subprocess.DEVNULL, pass_fds=(pipe[0],)) as child:
+        os.close(pipe[0])
+        writer = threading.Thread(target=_write_all, args=(pipe[1], data))
+        writer.start()
+        try:
+            out, err = child.communicate(timeout=120)
+        finally:
+            child.kill()
+            writer.join()
+        return subprocess.CompletedProcess(command, child.returncode, out, err)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+    except BrokenPipeError:  # the reader stopped at a bad line: fine
+        pass
 
 
 def check_cli(seeds: Seeds, name: str, data: bytes, folder: str, way: str) -> tuple[str, str]:
@@ -316,7 +360,9 @@ def check_cli(seeds: Seeds, name: str, data: bytes, folder: str, way: str) -> tu
     path = os.path.join(folder, "cli.run" if kind == "run" else "cli.qrels")
     Path(path).write_bytes(data)
     partner = str(seeds.partner[name])
-    named = "-" if way == "eval from stdin" else path
+    # like <(zcat run.gz): a pipe the reader sees as /dev/fd/N
+    pipe = os.pipe() if way == "eval from a pipe" else None
+    named = f"/dev/fd/{pipe[0]}" if pipe else "-" if way == "eval from stdin" else path
     run_path, qrels_path = (named, partner) if kind == "run" else (partner, named)
     parsed = parse(kind, data)
     if way == "trec_eval":
@@ -325,8 +371,7 @@ def check_cli(seeds: Seeds, name: str, data: bytes, folder: str, way: str) -> tu
         command = ["eval", qrels_path, run_path, "-m", "P@10", "-f", "jsonl"]
     command = [sys.executable, "-m", "unjudged", *command]
     try:
-        done = subprocess.run(command, capture_output=True, timeout=120, check=False,
-                              input=data if named == "-" else b"")
+        done = _run_cli(command, data, way, pipe)
     except subprocess.TimeoutExpired:
         return "hang", " ".join(command)
     err = done.stderr.decode("utf-8", "replace")
@@ -339,7 +384,7 @@ def check_cli(seeds: Seeds, name: str, data: bytes, folder: str, way: str) -> tu
     lines = err.strip("\n").split("\n")
     if done.returncode != 2 or len(lines) != 1:
         return "bad exit", f"exit {done.returncode}: {err[:200]!r}"
-    shown = "<stdin>" if named == "-" else path
+    shown = "<stdin>" if named == "-" else named
     prefix = f"unjudged: error: {shown}:"
     if parsed.ok:
         return "rejected good input", lines[0][:200]

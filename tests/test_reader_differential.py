@@ -80,12 +80,19 @@ def compare_run(run, parsed: ref.Parsed) -> str:
         return _first_difference(got, expected)
     if run.name != parsed.name:
         return f"name {run.name!r}, expected the first tag {parsed.name!r}"
+    return _byte_order(run.topics)
+
+
+def _byte_order(topics: list[str]) -> str:
+    """Run and Qrels promise their topics in byte order of the ids."""
+    if list(topics) != sorted(topics, key=lambda t: t.encode("utf-8", "surrogateescape")):
+        return f"topics not in byte order: {topics[:5]!r}"
     return ""
 
 
 def compare_qrels(qrels, parsed: ref.Parsed) -> str:
     got, expected = qrels.to_dict(), ref.adhoc(parsed.rows)
-    return "" if got == expected else _first_difference(got, expected)
+    return _byte_order(qrels.topics) if got == expected else _first_difference(got, expected)
 
 
 def _first_difference(got: dict, expected: dict) -> str:
@@ -169,7 +176,7 @@ def assert_clean(data: bytes, kind: str) -> None:
 # ---------------------------------------------------------------------------- strategies
 
 SEPARATORS = st.text(alphabet=" \t\v\f", min_size=1, max_size=3)
-EDGES = st.text(alphabet=" \t\v\f", max_size=2)
+EDGES = st.one_of(st.just(""), st.just(" "), st.text(alphabet=" \t\v\f", max_size=2))
 LINE_ENDS = st.sampled_from(["\n", "\r\n", "\r"])
 
 # ids trec_eval takes whole: digits only (also with leading zeros), '#' inside, UTF-8, bytes
@@ -328,6 +335,12 @@ ISSUE_CASES = [
     ("run", b"9" * 5000 + b" Q0 a 1 1.0 r\n"),
     ("run", b"1 Q0 a 1 1 r\n   \t \n1 Q0 b\n"),  # item 10: the bad line after blanks
     ("qrels", b"1 0 a 1\n \n\n1 0 b\n"),
+    ("run", b"\xef\xbb\xbf 1 Q0 a 1 1 r\n"),  # a byte order mark, then a blank
+    ("run", b"\xef\xbb\xbf#c\n1 Q0 a 1 1 r\n"),  # a byte order mark, then a comment
+    ("run", b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 "),  # 5 fields and one trailing blank
+    ("intents", b"007\n"),  # one field
+    ("intents", b"1 x\xffy 0.5\n"),  # not UTF-8
+    ("intents", b"1 a 1_0\n"),  # Python's float() reads 10
 ]
 
 
