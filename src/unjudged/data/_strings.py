@@ -258,13 +258,15 @@ def _byte_matrix(arr: pa.Array, width: int | None = None, rows: np.ndarray | Non
 
 
 def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None,
-              width: int | None = None, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+              width: int | None = None, start: int = 0, widest: int | None = None
+              ) -> tuple[np.ndarray | None, np.ndarray]:
     """(matrix, int64 lengths) of the strings at `rows` of `column` (all when None): row i
     holds string i's bytes, zero-padded to `width` bytes (default: the longest string, rounded
     up to whole 8-byte words, so that the matrix can be viewed as 64-bit words).
 
     Works through chunks and slices of at most 32k strings (fewer for wide rows), so the
     temporary index matrix stays small. With `start`, the matrix holds bytes from `start` on.
+    With `widest` (and no `width`), the matrix is None when a string is longer than that.
     """
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     bounds = np.cumsum([0] + [len(c) for c in chunks])
@@ -288,7 +290,10 @@ def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None
             local = rows[sel] - base
             lengths[sel] = ends[local + 1] - ends[local]
             spans.append((c, sel, local))
-    width = _word_width(lengths) if width is None else width
+    if width is None:
+        width = _word_width(lengths)
+        if widest is not None and width > widest:
+            return None, lengths
     mat = np.zeros((total, width), dtype=np.uint8)
     step = max(1, min(1 << 15, _STEP_BYTES // max(width, 1)))
     for c, out_rows, local in spans:

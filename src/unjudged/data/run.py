@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from unjudged.data._strings import (WINDOW, arrow_of, byte_order_keys, byte_rows, index_codes,
-                                    numpy_of, row_lengths)
+                                    numpy_of)
 from unjudged.policies import TieBreak
 
 
@@ -179,10 +179,11 @@ def _order_ties(tcode, score, docno, direction: str) -> np.ndarray | None:
     starts = np.ones(n, dtype=bool)
     starts[1:] = ~eq
     group = np.cumsum(starts, dtype=index_type(n))[rows]
-    if row_lengths(docno, rows).max(initial=0) > WINDOW:
+    mat, lengths = byte_rows(docno, rows, widest=WINDOW)
+    if mat is None:  # a long docno: no matrix as wide as it
         idx = _sort_long_ties(group, docno, rows, direction)
     else:
-        keys = byte_order_keys(*byte_rows(docno, rows), descending=direction != "ascending")
+        keys = byte_order_keys(mat, lengths, descending=direction != "ascending")
         if len(keys) == 2:  # ids of up to 8 bytes (most collections): one integer key
             idx = _sort_groups(group, keys[1])
         else:
