@@ -78,6 +78,15 @@ def test_one_file_twice_is_numbered(files):
                                 ["first.run#2", "1.0000"]]
 
 
+def test_a_piped_run_with_a_taken_tag_is_renamed_once_read(files):
+    r = CliRunner().invoke(main, ["eval", str(files / "qrels.txt"), "-",
+                                  str(files / "runs" / "second.run"), "-m", "P@1"], input=FIRST)
+    assert r.exit_code == 0, r.output
+    assert _table(r.stdout) == [["run", "P@1"], ["<stdin>", "1.0000"], ["Anserini", "0.0000"]]
+    assert r.stderr == ("unjudged: note: <stdin> has the tag 'Anserini' of another run: named "
+                        "<stdin>\n")
+
+
 def test_baseline_by_renamed_run_compares_the_other(files):
     r = _eval(files, str(files / "runs"), "-m", "P@1", "--baseline", "first.run", "-f", "tsv")
     assert r.exit_code == 0, r.output

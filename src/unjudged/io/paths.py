@@ -14,6 +14,7 @@ default issues an :class:`unjudged._notes.UnjudgedWarning`.
 from __future__ import annotations
 
 import bz2
+import dataclasses
 import glob
 import lzma
 import os
@@ -299,8 +300,6 @@ class RunNamer:
 
     def settle(self, i: int, run: Any) -> Any:
         """Run i under its unique name (a renamed copy where the name had to change)."""
-        import dataclasses
-
         want = self.names[i]
         if want is None:
             want = run.name
