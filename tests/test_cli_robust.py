@@ -257,6 +257,17 @@ def test_groups_csv_with_a_huge_field(tmp_path):
         read_groups(str(path))
 
 
+def test_contributing_csv_with_cr_line_ends_and_a_huge_field(tmp_path):
+    from unjudged.experiments.sampling import read_contributing
+
+    path = tmp_path / "board.csv"
+    path.write_bytes(b"run,contributed judgments\rbm25,yes\rdense,no\r")
+    assert read_contributing(str(path)) == ["bm25"]
+    path.write_text("run,contributed judgments\nbm25,yes\ndense,\"" + "x" * 140_000 + "\n")
+    with pytest.raises(FormatError, match=r"board.csv:3: not CSV: field larger than field "):
+        read_contributing(str(path))
+
+
 def test_pool_with_a_bad_groups_file(inputs):
     path = inputs / "board.csv"
     path.write_text("run,team\ngood,\"" + "x" * 140_000 + "\"\n")

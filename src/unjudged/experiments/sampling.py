@@ -18,7 +18,6 @@ depend on the executor.
 
 from __future__ import annotations
 
-import csv
 import io
 import time
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ import numpy as np
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.errors import FormatError, IncompatibleInputsError, InputError
+from unjudged.io._csv import csv_records
 from unjudged.measures import REGISTRY, Measure, parse_measures
 from unjudged.policies import Policies
 from unjudged.sampling import (Design, best_ranks, judged_universe, parse_design, sample_qrels,
@@ -232,14 +232,14 @@ def _contributing_from_text(data: bytes, name: str) -> list[str]:
                                   "per line (or a CSV with run and contributed columns)")
             out.append(fields[0])
         return out
-    reader = csv.reader(io.StringIO(text))
-    header = [h.strip().lower() for h in next(reader)]
+    records = csv_records(text, name, "a CSV with run and contributed judgments columns")
+    header = [h.strip().lower() for h in next(records, (1, []))[1]]
     flag = next((i for i, h in enumerate(header) if h.startswith("contribut")), None)
     if "run" not in header or flag is None:
         raise FormatError(name, 1, "header lacks a `run` and a `contributed judgments` column")
     r = header.index("run")
     out = []
-    for number, row in enumerate(reader, start=2):
+    for number, row in records:
         if not any(cell.strip() for cell in row):
             continue
         value = row[flag].strip().lower() if len(row) > max(r, flag) else None

@@ -11,12 +11,11 @@ The order of the lines is kept: it is the groups' priority order for `--runs-per
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 from typing import Any
 
 from unjudged.errors import FormatError, InputError
+from unjudged.io._csv import csv_records
 from unjudged.io._source import data_lines, display_name, read_bytes
 
 GROUPS_LAYOUT = "lines of `run group`, or a CSV with `run` and `group` (or `team`) columns"
@@ -52,24 +51,20 @@ def read_groups(source: Any) -> dict[str, str]:
 
 
 def _from_csv(text: str, name: str) -> dict[str, str]:
-    reader = csv.reader(io.StringIO(text))
+    records = csv_records(text, name, GROUPS_LAYOUT)
+    header = [h.strip().lower() for h in next(records, (1, []))[1]]
+    column = next((c for c in ("group", "team") if c in header), None)
+    if "run" not in header or column is None:
+        raise FormatError(name, 1, "header lacks a `run` and a `group` or `team` column")
+    r, g = header.index("run"), header.index(column)
     out: dict[str, str] = {}
-    try:
-        header = [h.strip().lower() for h in next(reader)]
-        column = next((c for c in ("group", "team") if c in header), None)
-        if "run" not in header or column is None:
-            raise FormatError(name, 1, "header lacks a `run` and a `group` or `team` column")
-        r, g = header.index("run"), header.index(column)
-        for row in reader:
-            if not row or not any(cell.strip() for cell in row):
-                continue
-            if len(row) <= max(r, g) or not row[r].strip() or not row[g].strip():
-                raise FormatError(name, reader.line_num, f"expected a run and a {column} in "
-                                  f"columns {r + 1} and {g + 1}")
-            _add(out, row[r].strip(), row[g].strip(), name, reader.line_num)
-    except csv.Error as exc:  # e.g. a field over the csv module's limit (128 KiB)
-        raise FormatError(name, reader.line_num, f"not CSV: {exc}; expected "
-                          + GROUPS_LAYOUT) from None
+    for number, row in records:
+        if not row or not any(cell.strip() for cell in row):
+            continue
+        if len(row) <= max(r, g) or not row[r].strip() or not row[g].strip():
+            raise FormatError(name, number, f"expected a run and a {column} in columns "
+                              f"{r + 1} and {g + 1}")
+        _add(out, row[r].strip(), row[g].strip(), name, number)
     return out
 
 
