@@ -64,6 +64,7 @@ class Parsed:
     tolerated: list[int] = field(default_factory=list)
     name: str | None = None
     too_long: int | None = None
+    ranks: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -161,17 +162,21 @@ def _data_lines(data: bytes, parsed: Parsed, max_line: int | None = None):
         yield number, fields
 
 
-def parse_run(data: bytes, max_line: int | None = None) -> Parsed:
-    """Records (qid, docno, score) of a run file in file order, or its first bad line."""
+def parse_run(data: bytes, max_line: int | None = None, ties: str = "trec_eval") -> Parsed:
+    """Records (qid, docno, score) of a run file in file order, or its first bad line.
+
+    With `ties` "rank" the rank column must hold integers too (`ranks`, one per record).
+    """
     parsed = Parsed(too_long=_first_long(data, max_line))
     seen: set[tuple[str, str]] = set()
     for number, fields in _data_lines(data, parsed, max_line):
-        bad = _run_line(fields, parsed, number)
+        bad = _run_line(fields, parsed, number, ties == "rank")
         if bad is None:
             qid, docno, score = parsed.rows[-1]
             if (qid, docno) in seen:  # project rule: a document once per topic
                 bad = f"docno {docno!r} twice in topic {qid!r}"
                 parsed.rows.pop()
+                del parsed.ranks[len(parsed.rows):]
             else:
                 seen.add((qid, docno))
                 parsed.lines.append(number)
@@ -183,7 +188,7 @@ def parse_run(data: bytes, max_line: int | None = None) -> Parsed:
     return _finish(parsed, "no data line")
 
 
-def _run_line(fields: list[bytes], parsed: Parsed, number: int) -> str | None:
+def _run_line(fields: list[bytes], parsed: Parsed, number: int, ranked: bool) -> str | None:
     if len(fields) < RUN_FIELDS:
         return f"{len(fields)} fields, expected at least {RUN_FIELDS}"
     qid, docno = _utf8(fields[0]), _utf8(fields[2])
@@ -196,6 +201,15 @@ def _run_line(fields: list[bytes], parsed: Parsed, number: int) -> str | None:
     score = parse_score(fields[4])
     if score is None:
         return f"score {fields[4]!r}"
+    if ranked:
+        # --ties rank: an integer, read like a grade; beyond int32 (within int64) a reader may
+        # refuse it as out of range
+        rank = int(fields[3]) if _INTEGER.fullmatch(fields[3]) and len(fields[3]) < 19 else None
+        if rank is None:
+            return f"rank {fields[3]!r}"
+        if parse_grade(fields[3]) is None:
+            parsed.tolerated.append(number)
+        parsed.ranks.append(rank)
     parsed.rows.append((qid, docno, score))
     return None
 
@@ -277,27 +291,58 @@ def parse_intents(data: bytes) -> Parsed:
     return _finish(parsed, "no intent")
 
 
+def parse_zscores(data: bytes) -> Parsed:
+    """Records (qid, measure, mean, stddev) of trec_eval's -Z file, or its first bad line.
+
+    Project rules: at least four fields (more are ignored); mean and stddev scores as above
+    (finite); a (qid, measure) given twice keeps the last line. An empty file is allowed.
+    """
+    parsed = Parsed()
+    for number, fields in _data_lines(data, parsed):
+        ids = [_utf8(f) for f in fields[:2]]
+        numbers = [parse_score(f) for f in fields[2:4]]
+        if len(fields) < 4 or None in ids or None in numbers:
+            parsed.error, parsed.reason = number, "expected `qid measure mean stddev`"
+            return parsed
+        if any(_utf8(f) is None for f in fields[4:]):
+            parsed.tolerated.append(number)
+        parsed.rows.append((*ids, *numbers))
+        parsed.lines.append(number)
+    return parsed
+
+
 def _finish(parsed: Parsed, reason: str) -> Parsed:
     if parsed.error is None and not parsed.rows:
         parsed.error, parsed.reason = 0, reason
     return parsed
 
 
-def run_rankings(rows: list[tuple[str, str, float]]) -> dict[str, list[tuple[str, float]]]:
-    """{qid: [(docno, score), ...]} in trec_eval's order: score descending compared as C floats
-    (single precision), ties by docno descending in byte order.
+def run_rankings(rows: list[tuple[str, str, float]], ties: str = "trec_eval",
+                 ranks: list[int] | None = None) -> dict[str, list[tuple[str, float]]]:
+    """{qid: [(docno, score), ...]} in ranking order. `ties` (the project's policies):
+    "trec_eval": score descending compared as C floats (single precision), ties by docno
+    descending in byte order; "docno": score descending, ties by docno ascending; "file": the
+    file's order; "rank": the rank column (`ranks`) ascending, ties in file order.
 
     >>> run_rankings([("1", "a", 1.0), ("1", "b", 1.00000001), ("1", "c", 2.0)])
     {'1': [('c', 2.0), ('b', 1.00000001), ('a', 1.0)]}
+    >>> run_rankings([("1", "a", 1.0), ("1", "b", 1.00000001)], "docno")
+    {'1': [('b', 1.00000001), ('a', 1.0)]}
     """
-    out: dict[str, list[tuple[str, float]]] = {}
-    for qid, docno, score in rows:
-        out.setdefault(qid, []).append((docno, score))
-    for qid, ranking in out.items():
-        ranking.sort(key=lambda d: d[0].encode(), reverse=True)  # stable: docno is the tie
-        with np.errstate(over="ignore"):  # beyond float's range: inf, as C's cast gives
-            ranking.sort(key=lambda d: float(np.float32(d[1])), reverse=True)
-    return out
+    out: dict[str, list[tuple[str, float, int]]] = {}
+    for i, (qid, docno, score) in enumerate(rows):
+        out.setdefault(qid, []).append((docno, score, ranks[i] if ranks else 0))
+    for ranking in out.values():
+        if ties == "rank":
+            ranking.sort(key=lambda d: d[2])
+        elif ties == "docno":
+            ranking.sort(key=lambda d: d[0].encode())
+            ranking.sort(key=lambda d: d[1], reverse=True)
+        elif ties == "trec_eval":
+            ranking.sort(key=lambda d: d[0].encode(), reverse=True)  # stable: docno the tie
+            with np.errstate(over="ignore"):  # beyond float's range: inf, as C's cast gives
+                ranking.sort(key=lambda d: float(np.float32(d[1])), reverse=True)
+    return {q: [(d, s) for d, s, _ in ranking] for q, ranking in out.items()}
 
 
 def adhoc(rows: list[tuple[str, str, str, int]]) -> dict[str, dict[str, int]]:

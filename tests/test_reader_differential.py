@@ -26,9 +26,10 @@ from unjudged.errors import FormatError, UnjudgedError  # noqa: E402
 from unjudged.io import read_qrels, read_run  # noqa: E402
 from unjudged.io.diversity import read_diversity_qrels, read_intents  # noqa: E402
 from unjudged.io.sampled import read_sampled_qrels  # noqa: E402
+from unjudged.trec_eval._run import read_zscores  # noqa: E402
 
 # UNJUDGED_DIFF_EXAMPLES raises the count for a longer hunt (the default keeps the file < 30 s)
-SETTINGS = settings(max_examples=int(os.environ.get("UNJUDGED_DIFF_EXAMPLES", "100")),
+SETTINGS = settings(max_examples=int(os.environ.get("UNJUDGED_DIFF_EXAMPLES", "80")),
                     deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -70,8 +71,8 @@ def _judge_error(exc: UnjudgedError, path: str, parsed: ref.Parsed) -> tuple[str
     return "wrong line", f"{text[:200]} (first bad line {parsed.error}: {parsed.reason})"
 
 
-def compare_run(run, parsed: ref.Parsed) -> str:
-    expected = ref.run_rankings(parsed.rows)
+def compare_run(run, parsed: ref.Parsed, ties: str = "trec_eval") -> str:
+    expected = ref.run_rankings(parsed.rows, ties, parsed.ranks)
     docs, scores = run.docno.to_pylist(), run.score.tolist()
     got = {t: list(zip(docs[run.offsets[i]:run.offsets[i + 1]],
                        scores[run.offsets[i]:run.offsets[i + 1]]))
@@ -119,6 +120,11 @@ def compare_sampled(qrels, parsed: ref.Parsed) -> str:
     return diff or ("" if got == expected else _first_difference(got, expected))
 
 
+def compare_zscores(zscores, parsed: ref.Parsed) -> str:
+    expected = {(q, m): (mean, std) for q, m, mean, std in parsed.rows}
+    return "" if zscores == expected else _first_difference(zscores, expected)
+
+
 def compare_intents(intents, parsed: ref.Parsed) -> str:
     expected = {(t, s): p for t, s, p in parsed.rows}
     return "" if intents == expected else _first_difference(intents, expected)
@@ -144,6 +150,9 @@ KINDS = {
         "read_sampled_qrels(path)": lambda data, path: (read_sampled_qrels, path),
         "read_sampled_qrels(stream)": lambda data, path: (read_sampled_qrels,
                                                           stream(data, path)),
+    }),
+    "zscores": (ref.parse_zscores, compare_zscores, {
+        "read_zscores(path)": lambda data, path: (read_zscores, path),
     }),
     "intents": (ref.parse_intents, compare_intents, {
         "read_intents(path)": lambda data, path: (read_intents, path),
@@ -232,8 +241,13 @@ def render(draw, rows: list[list[str]]) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
+# the rank column, read only under --ties rank
+RANKS = st.one_of(st.integers(-3, 30).map(str), st.sampled_from(["+1", "007", "-0"]))
+BAD_RANKS = st.sampled_from(["1.0", "0x10", "x", "99999999999999999999", "\uff11"])
+
+
 @st.composite
-def run_files(draw, only_good: bool = False) -> bytes:
+def run_files(draw, only_good: bool = False, ranks: bool = False) -> bytes:
     topics = draw(st.lists(IDS, min_size=1, max_size=3, unique=True))
     n = draw(st.integers(1, 25))
     rows = []
@@ -242,7 +256,9 @@ def run_files(draw, only_good: bool = False) -> bytes:
         docno = draw(IDS) + str(i)  # distinct documents; repeats are made on purpose below
         score = draw(SCORES_ONLY_GOOD if only_good else SCORES)
         tag = draw(st.sampled_from(["tag", "r#1", "x"]))
-        rows.append([qid, "Q0", docno, str(i + 1), score, tag]
+        rank = draw(st.one_of(RANKS, BAD_RANKS) if ranks and not only_good else RANKS
+                    if ranks else st.just(str(i + 1)))
+        rows.append([qid, "Q0", docno, rank, score, tag]
                     + draw(st.lists(st.sampled_from(["extra", "#", "1"]), max_size=2)))
     if not only_good:
         mutate = draw(st.sampled_from(["", "", "", "short", "repeat", "comment-first"]))
@@ -287,9 +303,10 @@ def qrels_files(draw, only_good: bool = False, sampled: bool = False) -> bytes:
 
 
 @st.composite
-def intents_files(draw) -> bytes:
+def intents_files(draw, width: int = 3) -> bytes:
+    """Intent probabilities (`width` 4: trec_eval's -Z lines `qid measure mean stddev`)."""
     pairs = draw(st.lists(st.tuples(IDS, IDS), min_size=1, max_size=8, unique=True))
-    rows = [[t, s, draw(SCORES)] for t, s in pairs]
+    rows = [[t, s] + [draw(SCORES) for _ in range(width - 2)] for t, s in pairs]
     if draw(st.booleans()):
         at = draw(st.integers(0, len(rows) - 1))
         rows[at] = rows[at][:draw(st.integers(1, 2))] + draw(st.sampled_from([[], ["x"]]))
@@ -323,6 +340,21 @@ def test_qrels_read_or_name_the_first_bad_line(data):
     assert_clean(data, "qrels")
 
 
+@SETTINGS
+@given(st.data(), st.sampled_from(["docno", "file", "rank"]))
+def test_runs_under_every_tie_policy(data, ties):
+    text = data.draw(run_files(only_good=data.draw(st.booleans()), ranks=ties == "rank"))
+    parsed = ref.parse_run(text, ties=ties)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "run.txt")
+        Path(path).write_bytes(text)
+        results = {label: outcome(lambda s: read_run(s, ties=ties), source, path, parsed,
+                                  lambda run, p: compare_run(run, p, ties))
+                   for label, source in (("path", path), ("stream", stream(text, path)))}
+    bad = {k: v for k, v in results.items() if v[0] not in ("clean", "clean error")}
+    assert not bad, f"ties={ties} input {text[:400]!r}: {bad}"
+
+
 # The cases the issue names, spelled out so that a failure reads as the issue's item.
 ISSUE_CASES = [
     ("run", b"1 \tQ0 \td1 \t1 \t3.0 \tr\n1 \tQ0 \td2 \t2 \t2.0 \tr\n"),  # item 6
@@ -338,6 +370,7 @@ ISSUE_CASES = [
     ("run", b"\xef\xbb\xbf 1 Q0 a 1 1 r\n"),  # a byte order mark, then a blank
     ("run", b"\xef\xbb\xbf#c\n1 Q0 a 1 1 r\n"),  # a byte order mark, then a comment
     ("run", b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 "),  # 5 fields and one trailing blank
+    ("qrels", b"1 0 a 0000000000001\n"),  # atol reads 1
     ("intents", b"007\n"),  # one field
     ("intents", b"1 x\xffy 0.5\n"),  # not UTF-8
     ("intents", b"1 a 1_0\n"),  # Python's float() reads 10
@@ -370,3 +403,9 @@ def test_sampled_qrels_read_or_name_the_first_bad_line(data):
 @given(intents_files())
 def test_intents_read_or_name_the_first_bad_line(data):
     assert_clean(data, "intents")
+
+
+@SETTINGS
+@given(intents_files(width=4))
+def test_zscores_read_or_name_the_first_bad_line(data):
+    assert_clean(data, "zscores")
