@@ -302,6 +302,17 @@ def test_a_damaged_index_cache_is_rebuilt(tmp_path, damage):
     assert "(loaded)" in third.stdout and third.stderr == ""
 
 
+def test_a_binary_stopword_file_is_refused(tmp_path):
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("d1\twing lift\n")
+    words = tmp_path / "stop.bin"
+    words.write_bytes(b"the\nof\x00\xff\n")
+    r = _no_traceback(_invoke("text", "index", corpus, "--stopwords", words, "--no-cache"),
+                      code=2)
+    assert r.stderr == (f"unjudged: error: {words}:2: not UTF-8 text, expected stop words "
+                        "separated by blanks\n")
+
+
 # ---- item 13: text divergence with documents missing from the corpus -------------------------
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from unjudged.errors import InputError
+from unjudged.errors import FormatError, InputError
 
 _TOKEN = re.compile(r"[a-z0-9]+|\x1e")
 _SEP = "\x1e"  # between documents (ASCII record separator); never part of a token
@@ -97,10 +97,22 @@ class Tokeniser:
 
 
 def read_stopwords(path: str) -> frozenset[str]:
-    """Stop words from a file (whitespace-separated, lower-cased), e.g. CACM's common_words."""
+    """Stop words from a file (whitespace-separated, lower-cased), e.g. CACM's common_words.
+
+    A binary file or one that is not UTF-8 is a FormatError: its "words" would silently drop
+    nothing, or the wrong things.
+    """
     from unjudged.io._source import read_bytes
 
-    return frozenset(read_bytes(path).decode("utf-8", "replace").lower().split())
+    data = read_bytes(path)
+    try:
+        if b"\x00" in data:
+            raise UnicodeDecodeError("utf-8", data, data.index(b"\x00"), 1, "NUL byte")
+        return frozenset(data.decode("utf-8").lower().split())
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FormatError(path, line, "not UTF-8 text, expected stop words separated by "
+                          "blanks") from None
 
 
 def _stemmer(language: str):
