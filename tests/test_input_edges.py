@@ -428,3 +428,15 @@ def test_small_readers_share_the_rules(tmp_path):
     with pytest.raises(FormatError) as err:
         read_zscores(str(z))
     assert err.value.line == 2
+
+
+@pytest.mark.parametrize("text", [b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 ", b" 1 Q0 a 1 1 r\n",
+                                  b"1 Q0 a 1 1 \r\n1 Q0 b 2 0.5 r\n"])
+def test_a_missing_field_at_the_ends_of_the_file_is_named(tmp_path, text):
+    p = tmp_path / "r"
+    p.write_bytes(text)
+    if text.startswith(b" "):  # leading blanks are no field
+        assert len(read_run(p)) == 1
+        return
+    with pytest.raises(FormatError, match="found 5"):
+        read_run(p)

@@ -116,6 +116,7 @@ class _Scanner(io.RawIOBase):
         limit = max_line_length()
         self.limit = LineLimit(limit) if limit < block else None
         self.doubt = False
+        self.tail = b""  # the last bytes read, to check the file's end
 
     def readable(self) -> bool:
         return True
@@ -128,6 +129,10 @@ class _Scanner(io.RawIOBase):
                 self.limit is not None and self.limit.check(chunk) >= 0):
             self.doubt = True
             return b""
+        if len(chunk) >= _HEAD:
+            self.tail = chunk[-_HEAD:]
+        elif chunk:
+            self.tail = (self.tail + chunk)[-_HEAD:]
         return chunk
 
 
@@ -153,7 +158,8 @@ def _read_regular(fh, size: int, head: bytes, names: list[str], include: list[st
                       types, block_size=block, threads=size > _THREADED)
     except (pa.ArrowInvalid, UnicodeDecodeError, OSError):
         return None
-    if scanner.doubt or not _trustworthy(table, names, include):
+    if (scanner.doubt or not _trustworthy(table, names, include)
+            or not _no_empty_edges(head, scanner.tail, delimiter)):
         return None
     return table
 
@@ -262,7 +268,8 @@ def read_columns(data: bytes, path: str, names: list[str], layout: Layout | str,
                 table = _read(data, names, delimiter, include, attempt)
             except (pa.ArrowInvalid, UnicodeDecodeError):
                 continue
-            if _trustworthy(table, names, include) and _no_empty_edges(data, delimiter):
+            if (_trustworthy(table, names, include)
+                    and _no_empty_edges(data[:_HEAD], data[-_HEAD:], delimiter)):
                 return table
             break
     data = _normalise(data)
@@ -287,11 +294,12 @@ def read_columns(data: bytes, path: str, names: list[str], layout: Layout | str,
            or FormatError(path, None, f"cannot parse as `{text}`"))
 
 
-def _no_empty_edges(data: bytes, delimiter: str) -> bool:
-    """No empty field at the text's very start or end (a truncated last line, say)."""
+def _no_empty_edges(head: bytes, tail: bytes, delimiter: str) -> bool:
+    """No empty field made by a delimiter at a line's start or end near the text's start or
+    end (a truncated last line, say): `head` and `tail` are its first and last bytes."""
     d = delimiter.encode()
-    return not (data.startswith(d) or data.rstrip(b"\n").endswith(d) or d + b"\n" in data[-_HEAD:]
-                or b"\n" + d in data[:_HEAD])
+    return not (head.startswith(d) or b"\n" + d in head or b"\r" + d in head
+                or tail.rstrip(b"\r\n").endswith(d) or d + b"\n" in tail or d + b"\r" in tail)
 
 
 def _first_error(data: bytes, path: str, layout: Layout | str, ncols: int,

@@ -77,13 +77,13 @@ def read_intents(source: Any) -> dict[tuple[str, str], float]:
     out: dict[tuple[str, str], float] = {}
     for i, row in data_lines(text):
         shown = b" ".join(row).decode("utf-8", "replace")
-        try:
-            topic, subtopic = (f.decode("utf-8") for f in row[:2])
-        except UnicodeDecodeError:
-            raise FormatError(name, i, "not UTF-8 text (binary data?)") from None
         if len(row) != 3 or score_problem(row[2]) or float(row[2]) < 0:
             raise FormatError(name, i, f"expected `{INTENTS_LAYOUT}` with a probability >= 0, "
                               f"got {shown!r}")
+        try:
+            topic, subtopic = row[0].decode("utf-8"), row[1].decode("utf-8")
+        except UnicodeDecodeError:
+            raise FormatError(name, i, "not UTF-8 text (binary data?)") from None
         out[(topic, subtopic)] = float(row[2])
     if not out:
         raise InputError(name, f"no intent probabilities, expected lines of `{INTENTS_LAYOUT}`")
