@@ -440,3 +440,16 @@ def test_a_missing_field_at_the_ends_of_the_file_is_named(tmp_path, text):
         return
     with pytest.raises(FormatError, match="found 5"):
         read_run(p)
+
+
+def test_ranks_and_long_zero_padded_grades_follow_the_rules(tmp_path):
+    p = tmp_path / "r"
+    p.write_bytes(b"1 Q0 a +2 1 r\n1 Q0 b 1 1 r\n")
+    assert read_run(p, ties="rank").docno.to_pylist() == ["b", "a"]
+    p.write_bytes(b"1 Q0 a 1.0 1 r\n1 Q0 b 2 0x10 r\n")
+    with pytest.raises(FormatError) as err:
+        read_run(p, ties="rank")
+    assert err.value.line == 1 and "rank '1.0'" in str(err.value)
+    q = tmp_path / "q"
+    q.write_bytes(b"1 0 a 0000000000001\n")
+    assert read_qrels(q).to_dict() == {"1": {"a": 1}}

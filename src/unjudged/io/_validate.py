@@ -42,9 +42,11 @@ class Layout:
     key: tuple[int, ...] = ()
     once: bool = False
     stratum: int | None = None  # a (topic, docno) lies in one stratum only
+    integers: tuple[int, ...] = ()  # other fields that must be integers (a run's ranks)
 
 
 RUN = Layout("qid Q0 docno rank score tag", 6, True, (0, 2), 4, "score", (0, 2), True)
+RANKED_RUN = Layout(RUN.text, 6, True, (0, 2), 4, "score", (0, 2), True, integers=(3,))
 QRELS = Layout("qid iter docno grade", 4, False, (0, 1, 2), 3, "grade", (0, 1, 2), False)
 SAMPLED = Layout("topic iter docno stratum grade", 5, False, (0, 1, 2, 3), 4, "grade",
                  (0, 1, 2), False, stratum=3)
@@ -81,7 +83,8 @@ def grade_problem(text: bytes | str, what: str = "grade") -> str | None:
         lead = re.match(rb"\s*[+-]?[0-9]*", raw).group()  # what C's atol would take
         atol = int(lead) if lead.strip(b" +-") else 0
         return f"{what} {shown!r} is not an integer (trec_eval would read {atol})"
-    if len(raw) > 12 or not GRADE_RANGE[0] <= int(raw) <= GRADE_RANGE[1]:
+    digits = raw.lstrip(b"+-").lstrip(b"0")  # a long run of digits never reaches int()
+    if len(digits) > 10 or not GRADE_RANGE[0] <= int(raw) <= GRADE_RANGE[1]:
         return f"{what} {shown!r} is out of range ({GRADE_RANGE[0]} to {GRADE_RANGE[1]})"
     return None
 
@@ -146,6 +149,10 @@ def _line_problem(fields: list[bytes], layout: Layout) -> str | None:
             fields[i].decode("utf-8")
     except UnicodeDecodeError:
         return "not UTF-8 text (binary data?)"
+    for i in layout.integers:
+        problem = grade_problem(fields[i], "rank")
+        if problem:
+            return f"{problem}, expected an integer rank in column {i + 1}"
     if layout.number is None:
         return None
     where = f" in column {layout.number + 1}"

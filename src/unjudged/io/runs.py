@@ -14,7 +14,7 @@ from unjudged.data.run import Run, ranking_order
 from unjudged.errors import FormatError
 from unjudged.io._columns import HEAD_BYTES, TOPIC_TYPE, load_table
 from unjudged.io._source import data_lines, display_name
-from unjudged.io._validate import (RUN, field_text, first_bad_float, first_bad_int,
+from unjudged.io._validate import (RANKED_RUN, RUN, field_text, first_bad_float, first_bad_int,
                                    line_of_row, row_error, score_problem)
 from unjudged.io.paths import NameMode, Notify, RunNamer, expand_paths  # noqa: F401 (re-export)
 from unjudged.policies import TieBreak
@@ -43,7 +43,7 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
     include = ["qid", "docno", "score"] + (["rank"] if ties == "rank" else [])
     if qrels is not None:
         qrels.doc_index()
-    table, text, head = load_table(source, _NAMES, RUN, include=include, extra_ok=True,
+    table, text, head = load_table(source, _NAMES, _rules(ties), include=include, extra_ok=True,
                                    types={"score": pa.float64(), "qid": TOPIC_TYPE})
     rank = table["rank"] if ties == "rank" else None
     name = name or _first_tag(head, text)
@@ -133,7 +133,7 @@ def build_run(qid, docno, score, rank=None, *, name: str, source: str,
         dup = duplicated_in_groups(offsets, lambda: run.docno,
                                    fp if order is None else fp[order], own=True)
     if dup is not None:
-        raise _duplicate_error(dup, topics, (tcode, docno), source, data)
+        raise _duplicate_error(dup, topics, (tcode, docno), source, data, _rules(ties))
     return run
 
 
@@ -143,7 +143,12 @@ def _prints_and_codes(docno, qrels: Qrels | None, prints: bool
     return fp, (qrels.doc_codes(docno, fp) if qrels is not None else None)
 
 
-def _duplicate_error(dup, topics, original, source, data) -> FormatError:
+def _rules(ties: TieBreak):
+    """The rules of a run's lines: with ties="rank" the rank column must be an integer too."""
+    return RANKED_RUN if ties == "rank" else RUN
+
+
+def _duplicate_error(dup, topics, original, source, data, rules) -> FormatError:
     """Name the line of the second occurrence in file order (error path only)."""
     code, value = dup
     tcode, docno = original
@@ -152,7 +157,7 @@ def _duplicate_error(dup, topics, original, source, data) -> FormatError:
     rows = np.flatnonzero(numpy_of(pc.equal(docno, value)) & (tcode == code))
     return row_error(source, data, int(rows[1]),
                      f"docno {value!r} appears twice in topic {topics[code]!r}; "
-                     "each document may be ranked once per topic", RUN)
+                     "each document may be ranked once per topic", rules)
 
 
 def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.ndarray]:
@@ -169,7 +174,7 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             row, msg = first_bad_float(column.to_pylist())
             raise row_error(path, data, row, msg + ", expected a number in column 5",
-                            RUN) from None
+                            _rules(ties)) from None
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     kind = np.float32 if ties == "trec_eval" else np.float64
     keys, base = [], 0
@@ -180,7 +185,8 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
             row = base + int(np.flatnonzero(~finite)[0])
             line = line_of_row(data, row)
             text = field_text(data, line, 4)
-            raise row_error(path, data, row, f"score {text!r} is not a finite number", RUN)
+            raise row_error(path, data, row, f"score {text!r} is not a finite number",
+                            _rules(ties))
         with np.errstate(over="ignore"):  # beyond float's range: inf, as trec_eval's C cast
             keys.append(values.astype(kind))
         base += len(c)
@@ -196,8 +202,13 @@ def _ranks(column, path: str, data: Any) -> np.ndarray:
     try:
         return numpy_of(pc.cast(column, pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        row, msg = first_bad_int(column.to_pylist(), "rank")
-        raise row_error(path, data, row, msg + ", expected an integer rank in column 4") from None
+        pass
+    values = column.to_pylist()  # e.g. "+1", which Arrow's cast refuses: the file rules decide
+    row, msg = first_bad_int(values, "rank")
+    if row >= 0:
+        raise row_error(path, data, row, msg + ", expected an integer rank in column 4",
+                        RANKED_RUN)
+    return np.array([int(v) for v in values], dtype=np.int64)
 
 
 def _is_dataframe(obj: Any) -> bool:
