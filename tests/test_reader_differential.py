@@ -3,12 +3,18 @@
 The files mix odd blanks (tabs, VT, FF, runs of them, at line starts and ends), line ends (LF,
 CRLF, lone CR, mixed, none at the end), blank and comment lines, numbers trec_eval reads one
 way or another (+1, -1, 007, 1e3, 0x10, .5, huge integers, nan, inf) and ids (UTF-8, long, '#'
-inside, digits only, bytes that str.split() but not trec_eval takes for blanks). A reader must
-give the reference's records, or fail with one line naming the file and the first bad line.
+inside, digits only, bytes that str.split() but not trec_eval takes for blanks, bytes that are
+not UTF-8, a byte order mark). A reader must give the reference's records, or fail with one line
+naming the file and the first bad line.
+
+Readers: read_run (a path, a stream, with qrels to look documents up in, every tie policy),
+read_qrels, read_diversity_qrels, read_sampled_qrels (5 and 4 columns), read_intents and
+trec_eval's -Z reader.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import sys
@@ -16,17 +22,25 @@ import tempfile
 import warnings
 from pathlib import Path
 
+import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 import reference_parser as ref  # noqa: E402
+import reference_trec_eval as ref_eval  # noqa: E402
 
 from unjudged.errors import FormatError, UnjudgedError  # noqa: E402
 from unjudged.io import read_qrels, read_run  # noqa: E402
 from unjudged.io.diversity import read_diversity_qrels, read_intents  # noqa: E402
 from unjudged.io.sampled import read_sampled_qrels  # noqa: E402
 from unjudged.trec_eval._run import read_zscores  # noqa: E402
+
+try:  # the streaming evaluation of issue 15, item 16
+    from unjudged.stream_eval import evaluate_stream
+except ImportError:  # pragma: no cover -- not there yet
+    evaluate_stream = None
 
 # UNJUDGED_DIFF_EXAMPLES raises the count for a longer hunt (the default keeps the file < 30 s)
 SETTINGS = settings(max_examples=int(os.environ.get("UNJUDGED_DIFF_EXAMPLES", "80")),
@@ -103,6 +117,50 @@ def _first_difference(got: dict, expected: dict) -> str:
         if got[t] != expected[t]:
             return f"topic {t!r}: {str(got[t])[:150]}, expected {str(expected[t])[:150]}"
     return "differs"
+
+
+# measures checked against tests/reference_trec_eval.py: ours -> trec_eval's name
+MEASURES = {"P@10": "P_10", "AP": "map", "nDCG@10": "ndcg_cut_10", "NumRet": "num_ret",
+            "Bpref": "bpref"}
+
+
+def expected_scores(run: ref.Parsed, qrels: ref.Parsed) -> dict[tuple[str, str], float]:
+    """{(topic, measure): value} by the reference measures, "all" = the mean."""
+    # C float scores: the ranking trec_eval (and unjudged) sorts by
+    with np.errstate(over="ignore"):  # beyond float's range: inf, as C's cast gives
+        ranking = {q: [(d, float(np.float32(s))) for d, s in docs]
+                   for q, docs in ref.run_rankings(run.rows).items()}
+    per_topic, summary = ref_eval.evaluate(ref.adhoc(qrels.rows), ranking)
+    out = {}
+    for ours, theirs in MEASURES.items():
+        for topic, values in per_topic.items():
+            out[(topic, ours)] = float(values[theirs])
+        if per_topic:
+            out[("all", ours)] = float(summary[theirs])
+    return out
+
+
+def compare_scores(frame, expected: dict) -> str:
+    got = {(t, m): float(v) for t, m, v in zip(frame.topic, frame.measure, frame.value)}
+    if set(got) != set(expected):
+        missing = sorted(set(expected) ^ set(got))[:3]
+        return f"{len(got)} values, expected {len(expected)} (differ: {missing})"
+    for key, value in expected.items():
+        if not np.isclose(got[key], value, rtol=1e-9, atol=1e-12):
+            return f"{key}: {got[key]}, expected {value}"
+    return ""
+
+
+def regrouped(parsed: ref.Parsed) -> ref.Parsed:
+    """`parsed`, allowing also an error at the first line whose topic comes back after
+    another topic started (the streaming reader reads runs grouped by topic only)."""
+    current, seen = None, set()
+    for (qid, _, _), line in zip(parsed.rows, parsed.lines):
+        if qid != current and qid in seen:
+            return dataclasses.replace(parsed, tolerated=parsed.tolerated + [line])
+        current = qid
+        seen.add(qid)
+    return parsed
 
 
 def stream(data: bytes, path: str) -> io.BytesIO:
@@ -353,6 +411,28 @@ def test_runs_under_every_tie_policy(data, ties):
                    for label, source in (("path", path), ("stream", stream(text, path)))}
     bad = {k: v for k, v in results.items() if v[0] not in ("clean", "clean error")}
     assert not bad, f"ties={ties} input {text[:400]!r}: {bad}"
+
+
+@SETTINGS
+@given(run_files(), st.sampled_from([7, 64, 4096]))
+def test_streaming_evaluation_gives_the_reference_values(data, block):
+    """`--stream` reads a run a block of bytes at a time (here tiny blocks): the same values,
+    or the first bad line (or the line where a topic comes back: it needs runs grouped)."""
+    if evaluate_stream is None:
+        pytest.skip("unjudged.stream_eval is not there yet")
+    parsed = regrouped(ref.parse_run(data))
+    judged = [(q, d, i % 3) for i, (q, d, _) in enumerate(parsed.rows) if i % 2 == 0]
+    qrels = "".join(f"{q} 0 {d} {g}\n" for q, d, g in judged or [("q", "d", 1)]).encode(
+        "utf-8", "surrogateescape")
+    expected = expected_scores(parsed, ref.parse_qrels(qrels)) if parsed.ok else {}
+    with tempfile.TemporaryDirectory() as folder:
+        run_path, qrels_path = os.path.join(folder, "run.txt"), os.path.join(folder, "q.txt")
+        Path(run_path).write_bytes(data)
+        Path(qrels_path).write_bytes(qrels)
+        status, detail = outcome(
+            lambda _: evaluate_stream([run_path], qrels_path, list(MEASURES), block_size=block),
+            None, run_path, parsed, lambda frame, _: compare_scores(frame, expected))
+    assert status in ("clean", "clean error"), f"block {block}, input {data[:400]!r}: {detail}"
 
 
 # The cases the issue names, spelled out so that a failure reads as the issue's item.
