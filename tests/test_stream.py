@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from unjudged._evaluate import score
 from unjudged.cli import main
-from unjudged.errors import FormatError, IncompatibleInputsError, InputError
+from unjudged.errors import FormatError, InputError
 from unjudged.io import read_qrels, read_run, set_max_line_length
 from unjudged.io.runs import read_runs
 from unjudged.measures import families, parse_measures
@@ -24,13 +24,12 @@ from unjudged.policies import Policies
 from unjudged.stream_eval import evaluate_stream, score_stream
 
 sys.path.insert(0, str(Path(__file__).parent))
-from shared_data import TREC_EVAL, need  # noqa: E402
+from shared_data import DATA, TREC_EVAL, need  # noqa: E402
 
-# every measure family that plain qrels score (diversity measures need subtopic qrels)
+# every measure family (diversity measures read plain qrels as one subtopic per topic)
 MEASURES = parse_measures(
-    [s.name + ("@10" if s.cutoff == "required" else "") for s in families()
-     if not s.kernel.__module__.endswith("diversity")]
-    + ["P@10", "nDCG@10", "AP@100", "Judged@10", "RR@5", "R@50"])
+    [s.name + ("@10" if s.cutoff == "required" else "") for s in families()]
+    + ["P@10", "nDCG@10", "AP@100", "Judged@10", "RR@5", "R@50", "alpha-nDCG@10"])
 
 POLICIES = [Policies(), Policies(complete=True), Policies(judged_only=True),
             Policies(depth=40), Policies(rel_level=2), Policies(ties="rank"),
@@ -266,11 +265,33 @@ def test_python_api_matches_evaluate(tmp_path):
     assert got[got.topic == "all"].value.tolist() == [0.5, 1 / 3]
 
 
+def test_diversity_qrels_with_subtopics(tmp_path):
+    from unjudged.io.diversity import read_diversity_qrels
+
+    path = need(DATA / "ssanner-diversify" / "files" / "trec" / "qrels.diversity")
+    q = read_diversity_qrels(path)
+    rng = np.random.default_rng(3)
+    lines = []
+    for t in q.topics[::3]:  # every third topic: some qrels topics are missing (-c)
+        docs = np.unique(q.docs.take(q.keys[q.topic_offsets[q.topic_index[t]]:
+                                            q.topic_offsets[q.topic_index[t] + 1]] % len(q.docs)
+                                     ).to_numpy(zero_copy_only=False))
+        pick = list(rng.choice(docs, size=min(len(docs), int(rng.integers(5, 60))),
+                               replace=False)) + ["unjudged-1", "unjudged-2"]
+        lines += [f"{t} Q0 {d} {i} {len(pick) - i} div\n" for i, d in enumerate(pick)]
+    run = _write(tmp_path, "div.run", "".join(lines))
+    ms = parse_measures(["alpha-nDCG@20", "ERR-IA@20", "nERR-IA", "NRBP", "nNRBP", "P-IA@10",
+                         "MAP-IA", "S-recall@20", "AP", "nDCG"])
+    for pol in (Policies(), Policies(complete=True, judged_only=True), Policies(depth=20)):
+        want = in_memory(run, q, ms, pol)
+        assert np.count_nonzero(want.runs[0].values) > len(want.runs[0].topics)
+        for block in (300, 5000):
+            same_results(score_stream([run], q, ms, pol, block_size=block), want)
+
+
 def test_what_streaming_cannot_do_is_refused(tmp_path):
     qrels = _write(tmp_path, "q.txt", QRELS)
     run = _write(tmp_path, "a.run", _lines([("1", "a")]))
-    with pytest.raises(IncompatibleInputsError, match="diversity measures"):
-        score_stream([run], read_qrels(qrels), parse_measures(["alpha-nDCG@10"]))
     for extra in (["--unjudged", "upper"], ["--baseline", "run"]):
         result = _cli(qrels, run, "-m", "AP", "--stream", *extra)
         assert result.exit_code == 2

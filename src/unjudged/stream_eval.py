@@ -16,16 +16,17 @@ from typing import Any, Callable
 import numpy as np
 import pyarrow as pa
 
-from unjudged.data.diversity import needs_subtopics
+from unjudged.data.diversity import DiversityJudged, judge_diversity, needs_subtopics, subtopics_of
 from unjudged.data.judged import NONPOOL, PAD, Judged, Pool, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
-from unjudged.errors import FormatError, IncompatibleInputsError
+from unjudged.data.sampled import SampledQrels
+from unjudged.errors import FormatError
 from unjudged.io import read_qrels
 from unjudged.io._columns import TOPIC_TYPE
 from unjudged.io._source import display_name
-from unjudged.io.paths import NameMode, Notify, RunNamer, expand_paths
 from unjudged.io._validate import RUN
+from unjudged.io.paths import NameMode, Notify, RunNamer, expand_paths
 from unjudged.io.runs import _NAMES, _first_tag, build_run
 from unjudged.io.stream import BLOCK_SIZE, TopicBatch, iter_topic_batches
 from unjudged.measures import Measure, parse_measures
@@ -51,15 +52,19 @@ class _Batch:
     cells: np.ndarray  # flat positions in the (topics, widths[0]) grades that are not NONPOOL
     grades: np.ndarray  # and their grades
     retrieved: np.ndarray
+    mask: np.ndarray | None  # and their subtopic masks (diversity measures)
 
-    def judged(self, qrels: Qrels, pol: Policies) -> Judged:
+    def judged(self, judging: "_Judging") -> Judged:
         """The batch's Judged again, at its own widths."""
         n, depth = len(self.topics), self.widths[0]
         grades = np.full((n, depth), NONPOOL, dtype=self.grades.dtype)
         grades[np.arange(depth) >= self.length[:, None]] = PAD
         grades.ravel()[self.cells] = self.grades
-        return Judged("", self.topics, grades, self.length,
-                      Pool.build(qrels, self.topics, pol.negative), self.retrieved, pol)
+        mask = None
+        if self.mask is not None:
+            mask = np.zeros((n, depth), np.uint64)
+            mask.ravel()[self.cells] = self.mask
+        return judging.rebuild(self.topics, grades, self.length, self.retrieved, mask)
 
 
 def score_stream(runs: Any, qrels: Qrels, measures: list[Measure],
@@ -80,14 +85,14 @@ def score_stream(runs: Any, qrels: Qrels, measures: list[Measure],
         >>> res.runs[0].topics, res.runs[0].values.tolist()
         (['1', '2'], [[1.0, 1.0], [0.0, 0.5]])
     """
-    refuse_unstreamable(measures)
     sources = [runs] if isinstance(runs, (str, bytes)) or hasattr(runs, "__fspath__") else runs
     paths = expand_paths(sources, notify)
     namer = RunNamer(paths, names, notify)
     out = []
+    judging = _Judging(qrels, policies, needs_subtopics(measures))
     for i, source in enumerate(paths):
-        result, topics = _score_run(source, namer.names[i], qrels, measures, policies,
-                                    block_size, progress)
+        result, topics = _score_run(source, namer.names[i], judging, measures, block_size,
+                                    progress)
         result = namer.settle(i, result)
         if checked is not None:
             checked(result.name, topics, display_name(source))
@@ -105,27 +110,55 @@ class _Named:
 
 def evaluate_stream(runs: Any, qrels: Any, measures: Any, *, per_topic: bool = True,
                     summary: bool = True, policies: Policies | None = None,
-                    block_size: int = BLOCK_SIZE, **policy_kw: Any):
-    """`unjudged.evaluate` for run files grouped by topic that need not fit in memory: the
-    same tidy DataFrame (run, topic, measure, value)."""
+                    names: NameMode = "tag", block_size: int = BLOCK_SIZE, **policy_kw: Any):
+    """`unjudged.evaluate` for run files (paths, '-' or binary streams) grouped by topic that
+    need not fit in memory: the same tidy DataFrame (run, topic, measure, value)."""
     pol = (policies or Policies()).but(**policy_kw) if policy_kw else (policies or Policies())
     q = read_qrels(qrels)
-    results = score_stream(runs, q, parse_measures(measures), pol, block_size=block_size)
+    results = score_stream(runs, q, parse_measures(measures), pol, block_size=block_size,
+                           names=names)
     return results.to_pandas(per_topic=per_topic, summary=summary)
 
 
-def refuse_unstreamable(measures: list[Measure]) -> None:
-    """Measures whose judged rankings carry more than grades (subtopic masks) are scored
-    in memory only."""
-    if needs_subtopics(measures):
-        names = ", ".join(m.name for m in measures if needs_subtopics([m]))
-        raise IncompatibleInputsError(f"--stream cannot score diversity measures ({names}); "
-                                      "leave out --stream")
+class _Judging:
+    """How `score` judges a batch of rankings: `judge`, or `judge_diversity` when a measure
+    needs subtopics (their facts, and the qrels as sampled ones, built once for all batches)."""
+
+    def __init__(self, qrels: Qrels, pol: Policies, subtopics: bool) -> None:
+        self.qrels, self.pol = qrels, pol
+        self.subtopics = subtopics_of(qrels) if subtopics else None
+        self.sampled = qrels if not subtopics or isinstance(qrels, SampledQrels) else \
+            SampledQrels.from_qrels(qrels)
+
+    def judge(self, run: Run) -> Judged:
+        """The batch's judged rankings, as `score` builds them for these topics."""
+        pol, qrels = self.pol, self.qrels
+        topics = [t for t in qrels.topics if t in run.topic_index]
+        pool = Pool.build(qrels, topics, pol.negative)
+        if self.subtopics is None:
+            judged = judge(run, qrels, pol.but(complete=False), pool)
+        else:
+            judged = judge_diversity(run, self.sampled, pol.but(complete=False), pool,
+                                     self.subtopics)
+            judged.qidx = qrels.topic_codes(judged.topics)
+        judged.policies = pol
+        return judged
+
+    def rebuild(self, topics: list[str], grades: np.ndarray, length: np.ndarray,
+                retrieved: np.ndarray, mask: np.ndarray | None) -> Judged:
+        """A Judged from its parts (the pool built again)."""
+        pool = Pool.build(self.qrels, topics, self.pol.negative)
+        if self.subtopics is None:
+            return Judged("", topics, grades, length, pool, retrieved, self.pol)
+        return DiversityJudged("", topics, grades, length, pool, retrieved, self.pol,
+                               np.zeros(grades.shape, np.uint64) if mask is None else mask,
+                               self.subtopics, self.qrels.topic_codes(topics))
 
 
-def _score_run(source, name: str | None, qrels: Qrels, measures: list[Measure], pol: Policies,
+def _score_run(source, name: str | None, judging: _Judging, measures: list[Measure],
                block_size: int, progress: Progress | None) -> tuple[_Named, list[str]]:
     """The run's result and its topics (sorted)."""
+    qrels, pol = judging.qrels, judging.pol
     include = ["qid", "docno", "score"] + (["rank"] if pol.ties == "rank" else [])
     types = {"score": pa.float64(), "qid": TOPIC_TYPE}
     have: set[str] = set()
@@ -137,7 +170,7 @@ def _score_run(source, name: str | None, qrels: Qrels, measures: list[Measure], 
         name = name or _first_tag(batch.data)
         run = _batch_run(batch, name, pol, qrels)
         have.update(run.topics)
-        batches.append(_score_batch(_judged(run, qrels, pol), measures, guess))
+        batches.append(_score_batch(judging.judge(run), measures, guess))
         guess = (max(guess[0], batches[-1].widths[0]), guess[1])
         if progress is not None:
             progress(batch.lines, len(have))
@@ -145,11 +178,14 @@ def _score_run(source, name: str | None, qrels: Qrels, measures: list[Measure], 
     assert name is not None  # the reader refuses an empty run
     lacking = [t for t in qrels.topics if t not in have] if pol.complete else []
     if lacking:  # -c: the qrels topics the run lacks count, as empty rankings
-        batches.append(_score_batch(_not_retrieved(lacking, qrels, pol), measures, guess))
+        n = len(lacking)
+        empty = judging.rebuild(lacking, np.full((n, 1), PAD, dtype=np.int16),
+                                np.zeros(n, np.int64), np.zeros(n, dtype=bool), None)
+        batches.append(_score_batch(empty, measures, guess))
     widths = tuple(np.max([b.widths for b in batches], axis=0).tolist())
     for b in batches:
         if b.scored != widths and b.topics:
-            b.values = _values(_widen(b.judged(qrels, pol), widths), measures)
+            b.values = _values(_widen(b.judged(judging), widths), measures)
     result = _assemble(name, batches, qrels, measures)
     return _Named(name, (result.topics, result.measures, result.values)), sorted(have)
 
@@ -165,22 +201,6 @@ def _batch_run(batch: TopicBatch, name: str, pol: Policies, qrels: Qrels) -> Run
         raise batch.file_error(exc) from None
 
 
-def _judged(run: Run, qrels: Qrels, pol: Policies) -> Judged:
-    """The batch's judged rankings, as `score` builds them for these topics."""
-    topics = [t for t in qrels.topics if t in run.topic_index]
-    pool = Pool.build(qrels, topics, pol.negative)
-    judged = judge(run, qrels, pol.but(complete=False), pool)  # diversity measures refused
-    judged.policies = pol
-    return judged
-
-
-def _not_retrieved(topics: list[str], qrels: Qrels, pol: Policies) -> Judged:
-    """What `judge` gives under -c for qrels topics a run lacks: empty rankings."""
-    n = len(topics)
-    return Judged("", topics, np.full((n, 1), PAD, dtype=np.int16), np.zeros(n, np.int64),
-                  Pool.build(qrels, topics, pol.negative), np.zeros(n, dtype=bool), pol)
-
-
 def _score_batch(judged: Judged, measures: list[Measure], guess: tuple[int, int]) -> _Batch:
     own = _widths(judged)
     scored = (max(own[0], guess[0]), max(own[1], guess[1]))
@@ -188,8 +208,9 @@ def _score_batch(judged: Judged, measures: list[Measure], guess: tuple[int, int]
     g = judged.grades
     cells = np.flatnonzero((g != NONPOOL) & (g != PAD))
     cells = cells.astype(np.int32 if g.size < 2**31 else np.int64)
+    mask = getattr(judged, "mask", None)  # subtopics: only judged cells have any
     return _Batch(judged.topics, values, own, scored, judged.length, cells, g.ravel()[cells],
-                  judged.retrieved)
+                  judged.retrieved, None if mask is None else mask.ravel()[cells])
 
 
 def _largest_pool(qrels: Qrels, pol: Policies) -> int:
@@ -211,10 +232,13 @@ def _widen(judged: Judged, widths: tuple[int, ...]) -> Judged:
     g, sg = judged.grades, judged.pool.sorted_grades
     if (g.shape[-1], sg.shape[-1]) == widths:
         return judged
-    grades = np.pad(g, ((0, 0), (0, depth - g.shape[-1])), constant_values=PAD)
+    wider = ((0, 0), (0, depth - g.shape[-1]))
     pool = replace(judged.pool, sorted_grades=np.pad(sg, ((0, 0), (0, ideal - sg.shape[-1])),
                                                      constant_values=-1))
-    return replace(judged, grades=grades, pool=pool)
+    out = replace(judged, grades=np.pad(g, wider, constant_values=PAD), pool=pool)
+    if isinstance(judged, DiversityJudged):
+        out.mask = np.pad(judged.mask, wider)
+    return out
 
 
 def _values(judged: Judged, measures: list[Measure]) -> np.ndarray:
