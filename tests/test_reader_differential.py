@@ -435,6 +435,22 @@ def test_streaming_evaluation_gives_the_reference_values(data, block):
     assert status in ("clean", "clean error"), f"block {block}, input {data[:400]!r}: {detail}"
 
 
+RANK_CASES = [b"1 Q0 a +1 1 r\n1 Q0 b 007 1 r\n", b"1 Q0 a 0x10 1 r\n",
+              b"1 Q0 a 0 1 r\n1 Q0 b 1.0 1 r\n1\n"]
+
+
+def test_rank_column_cases():
+    """Under --ties rank the rank column is read by the grade's integer rules."""
+    failures = []
+    for text in RANK_CASES:
+        parsed = ref.parse_run(text, ties="rank")
+        status, detail = outcome(lambda s: read_run(s, ties="rank"), stream(text, "<r>"), "<r>",
+                                 parsed, lambda run, p: compare_run(run, p, "rank"))
+        if status not in ("clean", "clean error"):
+            failures.append(f"{text!r}: {status}: {detail}")
+    assert not failures, "\n".join(failures)
+
+
 # The cases the issue names, spelled out so that a failure reads as the issue's item.
 ISSUE_CASES = [
     ("run", b"1 \tQ0 \td1 \t1 \t3.0 \tr\n1 \tQ0 \td2 \t2 \t2.0 \tr\n"),  # item 6
