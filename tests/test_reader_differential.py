@@ -435,6 +435,28 @@ def test_streaming_evaluation_gives_the_reference_values(data, block):
     assert status in ("clean", "clean error"), f"block {block}, input {data[:400]!r}: {detail}"
 
 
+STREAM_CASES = [b"1 Q0 a 1 1 r\n1 Q0 b 2 1x r\n2 Q0 a 1 1 r\n1 Q0 c 3 1 r\n",
+                b"1 Q0 a 1 1 r\n1 Q0 a 2 1 r\n2 Q0 a 1 1 r\n1 Q0 c 3 1 r\n"]
+
+
+def test_streaming_names_the_first_bad_line_before_a_topic_comes_back():
+    """A bad line (line 2) before the line where a topic comes back (line 4) is the one named."""
+    if evaluate_stream is None:
+        pytest.skip("unjudged.stream_eval is not there yet")
+    failures = []
+    with tempfile.TemporaryDirectory() as folder:
+        run_path, qrels_path = os.path.join(folder, "run.txt"), os.path.join(folder, "q.txt")
+        Path(qrels_path).write_bytes(b"1 0 a 1\n2 0 a 1\n")
+        for text in STREAM_CASES:
+            Path(run_path).write_bytes(text)
+            status, detail = outcome(
+                lambda _: evaluate_stream([run_path], qrels_path, ["P@10"], block_size=4096),
+                None, run_path, ref.parse_run(text), lambda frame, p: "")
+            if status != "clean error":
+                failures.append(f"{text!r}: {status}: {detail}")
+    assert not failures, "\n".join(failures)
+
+
 RANK_CASES = [b"1 Q0 a +1 1 r\n1 Q0 b 007 1 r\n", b"1 Q0 a 0x10 1 r\n",
               b"1 Q0 a 0 1 r\n1 Q0 b 1.0 1 r\n1\n"]
 
