@@ -165,6 +165,10 @@ def test_ungrouped_run_is_refused_naming_the_line(tmp_path):
             f"unjudged: error: {run}:6: topic 1 reappears at line 6 after other topics (its "
             "first line is 1); --stream needs runs grouped by topic (sort -s -k1,1)")
     assert _cli(qrels, run, "-m", "AP").exit_code == 0  # in memory, any order is fine
+    # a bad line before the topic comes back is the first bad line, and is named
+    spoiled = _write(tmp_path, "spoiled.txt", _lines(rows).replace("2 Q0 x 3 97", "2 Q0 x 3 y"))
+    for block in (10, 1 << 20):
+        same_error(spoiled, read_qrels(qrels), block, r"spoiled.txt:4: score 'y'")
 
 
 def test_bad_lines_in_later_blocks_are_named_by_file_line(tmp_path):

@@ -100,10 +100,16 @@ def iter_topic_batches(source: Any, names: list[str], layout: str, include: list
                 want = max(block_size, len(buf))
                 continue
             rows = _Rows(piece, table.num_rows, first_line, path)
-            _check_grouped(blocks, rows, seen, path)
+            back, error = _comes_back(blocks, rows, seen, path)
+            if error is not None:  # the lines before it first, so the first bad line is named
+                held = int(starts[back])
+                if held:
+                    yield TopicBatch(piece[:rows.offset(held)], first_line, table.slice(0, held),
+                                     _first_blocks(blocks, back, held), first_line - 1, path)
+                raise error
             end = rows.offset(held)
             if held < table.num_rows:
-                table, blocks = table.slice(0, held), _without_last(blocks, held)
+                table, blocks = table.slice(0, held), _first_blocks(blocks, len(starts) - 1, held)
             topics = blocks[0]
             for code, start in zip(blocks[3].tolist(), blocks[2].tolist()):
                 seen[topics[code]] = rows.line(start)
@@ -116,14 +122,15 @@ def iter_topic_batches(source: Any, names: list[str], layout: str, include: list
         raise empty or InputError(path, "empty file")
 
 
-def _without_last(blocks: tuple, held: int) -> tuple:
-    """topic_blocks of the rows before `held`, the start of the last block (whose topic
-    occurs nowhere else). Not computed again from the sliced column: its dictionary still
-    holds the held topic, which would then look like a topic without lines."""
+def _first_blocks(blocks: tuple, count: int, rows: int) -> tuple:
+    """topic_blocks of the first `count` blocks (`rows` rows), whose topics are distinct. Not
+    computed again from the sliced column: its dictionary still holds the later topics, which
+    would then look like topics without lines."""
     topics, tcode, starts, codes = blocks
-    last = int(codes[-1])
-    return (topics[:last] + topics[last + 1:], tcode[:held] - (tcode[:held] > last),
-            starts[:-1], codes[:-1] - (codes[:-1] > last))
+    kept = np.sort(codes[:count])  # old codes in the topics' byte order
+    new = np.zeros(len(topics), dtype=codes.dtype)
+    new[kept] = np.arange(kept.size, dtype=codes.dtype)
+    return [topics[c] for c in kept.tolist()], new[tcode[:rows]], starts[:count], new[codes[:count]]
 
 
 def _shifted(error: FormatError, first_line: int) -> FormatError:
@@ -166,23 +173,25 @@ def _is_data(piece: bytes, start: int) -> bool:
     return bool(fields) and not fields[0].startswith(b"#")
 
 
-def _check_grouped(blocks: tuple, rows: _Rows, seen: dict[str, int], path: str) -> None:
-    """A topic's rows must be together: refuse one that comes back after another topic."""
+def _comes_back(blocks: tuple, rows: _Rows, seen: dict[str, int], path: str
+                ) -> tuple[int, FormatError | None]:
+    """(block, error) for the first block whose topic came before another topic (a topic's
+    rows must be together), or (-1, None)."""
     topics, _, starts, codes = blocks
     again = np.ones(codes.size, dtype=bool)
     again[np.unique(codes, return_index=True)[1]] = False
     if seen:
         again |= np.array([t in seen for t in topics], dtype=bool)[codes]
     if not again.any():
-        return
+        return -1, None
     block = int(np.flatnonzero(again)[0])
     topic, line = topics[codes[block]], rows.line(int(starts[block]))
     first = seen.get(topic)
     if first is None:
         first = rows.line(int(starts[np.flatnonzero(codes == codes[block])[0]]))
-    raise FormatError(path, line, f"topic {topic} reappears at line {line} after other topics "
-                      f"(its first line is {first}); --stream needs runs grouped by topic "
-                      "(sort -s -k1,1)")
+    return block, FormatError(path, line, f"topic {topic} reappears at line {line} after other "
+                              f"topics (its first line is {first}); --stream needs runs grouped "
+                              "by topic (sort -s -k1,1)")
 
 
 def _text(source: Any, path: str) -> Iterator[bytes]:
