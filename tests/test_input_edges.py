@@ -453,3 +453,19 @@ def test_ranks_and_long_zero_padded_grades_follow_the_rules(tmp_path):
     q = tmp_path / "q"
     q.write_bytes(b"1 0 a 0000000000001\n")
     assert read_qrels(q).to_dict() == {"1": {"a": 1}}
+
+
+def test_hexadecimal_rank_and_missing_frame_values():
+    import io
+
+    import pandas as pd
+
+    with pytest.raises(FormatError) as err:
+        read_run(io.BytesIO(b"1 Q0 a 0x10 1 r\n"), ties="rank")
+    assert err.value.line == 1 and "rank '0x10'" in str(err.value)
+    with pytest.raises(FormatError, match="missing query id in row 1"):
+        read_run(pd.DataFrame({"qid": ["1", None], "docno": ["a", "b"], "score": [1.0, 2.0]}))
+    with pytest.raises(FormatError, match="missing relevance in row 0"):
+        read_qrels(pd.DataFrame({"qid": ["1"], "docno": ["a"], "rel": [None]}))
+    with pytest.raises(FormatError, match="score 'nan'"):
+        read_run({"1": {"a": float("nan")}})

@@ -183,6 +183,11 @@ def _from_frame(frame) -> Qrels:
     q = pick(("query_id", "qid", "topic"), "query id")
     d = pick(("doc_id", "docno", "doc"), "document id")
     g = pick(("relevance", "grade", "rel", "label"), "relevance")
+    for column, what in ((q, "query id"), (d, "document id"), (g, "relevance")):
+        missing = np.flatnonzero(column.isna().to_numpy())
+        if missing.size:
+            raise FormatError("<DataFrame>", None, f"missing {what} in row {int(missing[0])} "
+                              f"(column {column.name})")
     it = pick(("iteration", "subtopic", "iter", "group"), "iteration", required=False)
     group = it.astype(str) if it is not None else ["0"] * len(frame)
     if g.dtype.kind in "iu":

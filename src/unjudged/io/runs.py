@@ -8,7 +8,8 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from unjudged.data._strings import duplicated_in_groups, fingerprints, numpy_of, topic_blocks
+from unjudged.data._strings import (duplicated_in_groups, fingerprints, numpy_of,
+                                    sorted_vocabulary, topic_blocks)
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run, ranking_order
 from unjudged.errors import FormatError
@@ -184,7 +185,7 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
         if not finite.all():
             row = base + int(np.flatnonzero(~finite)[0])
             line = line_of_row(data, row)
-            text = field_text(data, line, 4)
+            text = field_text(data, line, 4) if data is not None else str(values[row - base])
             raise row_error(path, data, row, f"score {text!r} is not a finite number",
                             _rules(ties))
         with np.errstate(over="ignore"):  # beyond float's range: inf, as trec_eval's C cast
@@ -197,18 +198,19 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
 
 
 def _ranks(column, path: str, data: Any) -> np.ndarray:
-    import pyarrow.compute as pc
-
-    try:
-        return numpy_of(pc.cast(column, pa.int64()))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        pass
-    values = column.to_pylist()  # e.g. "+1", which Arrow's cast refuses: the file rules decide
-    row, msg = first_bad_int(values, "rank")
-    if row >= 0:
-        raise row_error(path, data, row, msg + ", expected an integer rank in column 4",
-                        RANKED_RUN)
-    return np.array([int(v) for v in values], dtype=np.int64)
+    """The rank column as integers by the file rules, one check per distinct text (Arrow's
+    cast would read "0x10" as 16 and refuse "+1")."""
+    if pa.types.is_integer(column.type):
+        return numpy_of(column).astype(np.int64)
+    values, codes = sorted_vocabulary(column)
+    texts = values.to_pylist()
+    problems = [first_bad_int([t], "rank")[1] for t in texts]
+    bad = np.flatnonzero(np.array([bool(p) for p in problems])[codes])
+    if bad.size:
+        row = int(bad[0])
+        raise row_error(path, data, row, problems[codes[row]] +
+                        ", expected an integer rank in column 4", RANKED_RUN)
+    return np.array([int(t) for t in texts], dtype=np.int64)[codes]
 
 
 def _is_dataframe(obj: Any) -> bool:
@@ -233,6 +235,11 @@ def _from_frame(frame, name: str | None, ties: TieBreak, qrels: Qrels | None) ->
             if col in frame.columns and len(frame):
                 tag = str(frame[col].iloc[0])
                 break
+    for column, what in ((q, "query id"), (d, "document id"), (s, "score")):
+        missing = np.flatnonzero(frame[column].isna().to_numpy())
+        if missing.size:
+            raise FormatError("<DataFrame>", None, f"missing {what} in row {int(missing[0])} "
+                              f"(column {column})")
     scores = frame[s]
     if scores.dtype.kind not in "iuf":  # text or objects: each value by the file rules
         scores = [_score(v, "<DataFrame>") for v in scores.tolist()]
