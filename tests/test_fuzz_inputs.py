@@ -3,16 +3,18 @@
 Seeds are trec_eval's own test files (../shared/data/trec_eval/test); each input is a seed
 after one to three seeded mutations (byte flips, truncation, NUL bytes, invalid UTF-8, huge
 fields, CR-only or mixed line ends, lines of blanks, odd blanks, too few or too many fields,
-odd numbers, comments, repeated lines). For every input the readers, and evaluation against the
-seed's partner file, must give the reference parser's values (tests/reference_parser.py,
-tests/reference_trec_eval.py) or raise the project's error naming the file and the first bad
-line. A sample goes through the CLI in subprocesses (exit 2, one stderr line, no traceback,
-no hang).
+odd numbers, comments, repeated, shuffled or joined lines, lines over the length limit). For
+every input the readers (a path, a stream, a compressed copy), `unjudged.evaluate` and the
+streaming evaluation against the seed's partner file must give the reference's values
+(tests/reference_parser.py, tests/reference_trec_eval.py) or raise the project's error naming
+the file and the first bad line; a compressed copy cut short must be refused. A sample goes
+through the CLI in subprocesses (`eval` on a file, on stdin and on a pipe, `trec_eval`): exit 0
+with the reference's P@10, or exit 2 with one stderr line naming the first bad line; never a
+traceback or a hang. Large files edited at block boundaries complete it.
 
 The counts of a larger campaign:
 
-    .venv/bin/python tests/test_fuzz_inputs.py --count 6000 --cli 40 --large
-"""
+    .venv/bin/python tests/test_fuzz_inputs.py --count 6000 --cli 40 --large"""
 
 from __future__ import annotations
 
@@ -212,9 +214,31 @@ def join_lines(rng, data, kind):
     return b"\n".join(lines)
 
 
+def shuffle_lines(rng, data, kind):
+    lines = _lines(data)
+    rng.shuffle(lines)
+    return b"\n".join(lines)
+
+
+def reverse_lines(rng, data, kind):
+    return b"\n".join(reversed(_lines(data)))
+
+
+def concatenate(rng, data, kind):
+    return data + data[: rng.randrange(len(data) + 1)]
+
+
+def long_blank_line(rng, data, kind):
+    lines = _lines(data)
+    filler = rng.choice([b" ", b"\t", b"# "]) * rng.choice([100, MAX_LINE + 1])
+    lines.insert(rng.randrange(len(lines) + 1), filler)
+    return b"\n".join(lines)
+
+
 MUTATIONS = [flip_bytes, set_byte, truncate, insert_nul, invalid_utf8, huge_field, huge_digits,
              cr_only, crlf, mixed_ends, blank_lines, odd_blanks, all_odd_blanks, too_few,
-             too_many, odd_number, comment, repeat_line, join_lines]
+             too_many, odd_number, comment, repeat_line, join_lines, shuffle_lines,
+             reverse_lines, concatenate, long_blank_line]
 
 
 def mutate(rng: random.Random, data: bytes, kind: str) -> tuple[bytes, str]:
@@ -319,7 +343,7 @@ def _expected(seeds: Seeds, name: str, parsed: ref.Parsed) -> dict:
     return expected_scores(*pair)
 
 
-CLI_WAYS = ("eval", "eval from stdin", "trec_eval", "eval from a pipe")
+CLI_WAYS = ("eval", "eval from stdin", "trec_eval", "eval from a pipe", "eval --stream")
 
 
 def _run_cli(command: list[str], data: bytes, way: str, pipe: tuple[int, int] | None):
@@ -363,6 +387,9 @@ def check_cli(seeds: Seeds, name: str, data: bytes, folder: str, way: str) -> tu
         command = ["trec_eval", "-m", "P.10", qrels_path, run_path]
     else:
         command = ["eval", qrels_path, run_path, "-m", "P@10", "-f", "jsonl"]
+    if way == "eval --stream":  # small blocks; a run not grouped by topic may be refused
+        command += ["--stream", "--stream-block", "4096"]
+        parsed = regrouped(parsed) if kind == "run" else parsed
     command = [sys.executable, "-m", "unjudged", *command]
     try:
         done = _run_cli(command, data, way, pipe)
@@ -380,8 +407,6 @@ def check_cli(seeds: Seeds, name: str, data: bytes, folder: str, way: str) -> tu
         return "bad exit", f"exit {done.returncode}: {err[:200]!r}"
     shown = "<stdin>" if named == "-" else named
     prefix = f"unjudged: error: {shown}:"
-    if parsed.ok:
-        return "rejected good input", lines[0][:200]
     line = None
     if lines[0].startswith(prefix):
         number = lines[0][len(prefix):].split(":", 1)[0]
@@ -390,6 +415,8 @@ def check_cli(seeds: Seeds, name: str, data: bytes, folder: str, way: str) -> tu
         return "bad message", lines[0][:200]
     if parsed.allows_error_at(line):
         return "clean error", ""
+    if parsed.ok:
+        return "rejected good input", lines[0][:200]
     return "wrong line", f"{lines[0][:200]} (first bad line {parsed.error}: {parsed.reason})"
 
 
