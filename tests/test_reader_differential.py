@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import reference_parser as ref  # noqa: E402
 import reference_trec_eval as ref_eval  # noqa: E402
 
+from unjudged import evaluate  # noqa: E402
 from unjudged.errors import FormatError, UnjudgedError  # noqa: E402
 from unjudged.io import read_qrels, read_run  # noqa: E402
 from unjudged.io.diversity import read_diversity_qrels, read_intents  # noqa: E402
@@ -433,6 +434,41 @@ def test_streaming_evaluation_gives_the_reference_values(data, block):
             lambda _: evaluate_stream([run_path], qrels_path, list(MEASURES), block_size=block),
             None, run_path, parsed, lambda frame, _: compare_scores(frame, expected))
     assert status in ("clean", "clean error"), f"block {block}, input {data[:400]!r}: {detail}"
+
+
+PREFIXES = [0, 7, 8, 15, 16, 31, 32, 63, 64, 255, 256, 1000, 5000, 20_000]
+
+
+@SETTINGS
+@given(st.sampled_from(PREFIXES), st.lists(st.text("ab\u00e9z", min_size=1, max_size=4),
+                                            min_size=1, max_size=30, unique=True),
+       st.lists(st.sampled_from(["1", "2", "1.0000001"]), min_size=30, max_size=30),
+       st.sampled_from(["pool", "run"]))
+def test_long_ids_sharing_a_prefix_rank_and_match_as_the_reference(width, tails, scores, how):
+    """Documents (and topics) that differ only after a long common prefix: tie-breaking by
+    docno and the lookup in the qrels must see their whole ids, not a window of them."""
+    prefix = "p" * width
+    topics = [prefix + "1", prefix + "2"]
+    lines = [f"{topics[i % 2]} Q0 {prefix}{t} {i} {scores[i]} r" for i, t in enumerate(tails)]
+    judged = [f"{topics[i % 2]} 0 {prefix}{t} {i % 3}" for i, t in enumerate(tails)
+              if i % 2 or i == 0]  # the first too: a topic in common
+    if how == "pool":  # judged documents the run lacks, sharing the prefix too
+        judged += [f"{t} 0 {prefix}{tail}q 1" for t in topics for tail in tails[:3]]
+    run, qrels = ("\n".join(lines) + "\n").encode(), ("\n".join(judged) + "\n").encode()
+    parsed_run, parsed_qrels = ref.parse_run(run), ref.parse_qrels(qrels)
+    expected = expected_scores(parsed_run, parsed_qrels) if parsed_qrels.ok else {}
+    with tempfile.TemporaryDirectory() as folder:
+        run_path, qrels_path = os.path.join(folder, "run.txt"), os.path.join(folder, "q.txt")
+        Path(run_path).write_bytes(run)
+        Path(qrels_path).write_bytes(qrels if parsed_qrels.ok else b"x 0 y 1\n")
+        results = {
+            "read_run": outcome(read_run, run_path, run_path, parsed_run, compare_run),
+            "evaluate": outcome(lambda _: evaluate([run_path], qrels_path, list(MEASURES)),
+                                None, run_path, parsed_run,
+                                lambda frame, _: compare_scores(frame, expected)),
+        }
+    bad = {k: v for k, v in results.items() if v[0] != "clean"}
+    assert not bad, f"prefix of {width}: {bad}"
 
 
 STREAM_CASES = [b"1 Q0 a 1 1 r\n1 Q0 b 2 1x r\n2 Q0 a 1 1 r\n1 Q0 c 3 1 r\n",
