@@ -4,6 +4,15 @@ It reads bytes line by line with trec_eval 10's rules (get_trec_results.c, get_q
 project's documented decisions where trec_eval is silent or silently wrong. Each rule is one
 commented line below; the differential and fuzz tests hold every reader of `unjudged` to it.
 
+What trec_eval 10 itself does (usnistgov/trec_eval, get_trec_results.c and get_qrels.c):
+fields are split by C's isspace() (space, \t, \n, \v, \f, \r), so \r is a blank and only \n
+ends a line; a results line needs six fields and ignores the rest, and the run id kept is the
+last line's; a qrels line needs exactly four fields (else "Malformed line"), and a blank qrels
+line is malformed too; a line starting with '#' is a comment (in results also after leading
+blanks); the score is atof() and the relevance atol(), so "0x10" is 16.0 as a score and 0 as a
+grade, "NA" is 0 and "1.5" is 1 as a grade; a NUL byte ends the text early; there is no limit
+on the length of a docno (ids point into the file's buffer).
+
 The answer is a `Parsed`: the records of a good file, or the number of the FIRST bad line (in
 file order, whatever makes it bad) with the reason. `tolerated` lists earlier lines that a
 reader may reject instead, because the project has not fixed one answer for them (each is a
