@@ -458,12 +458,7 @@ def campaign(count: int, seed: int = 15, cli: int = 6, values_every: int = 10) -
                 if i in cli_at:
                     way = CLI_WAYS[cli_at.index(i) % len(CLI_WAYS)]
                     results[f"cli {way}"] = check_cli(seeds, name, data, folder, way)
-                for check, (status, detail) in results.items():
-                    counts[status] += 1
-                    counts["checks"] += 1
-                    if status not in GOOD:
-                        failures.append((f"#{i} {name} {how}", check, status, detail, data))
-                counts["inputs"] += 1
+                tally(counts, failures, f"#{i} {name} {how}", results, data)
     finally:
         if saved is None:
             os.environ.pop("UNJUDGED_MAX_LINE", None)
@@ -526,11 +521,27 @@ def check_large(label: str, kind: str, data: bytes, folder: str) -> dict[str, tu
     return out
 
 
+def tally(counts: collections.Counter, failures: list, label: str,
+          results: dict[str, tuple[str, str]], data: bytes) -> None:
+    """Count one input's checks, and the input: clean or a clean error by its plain read,
+    "other" when any check of it failed."""
+    for check, (status, detail) in results.items():
+        counts[status] += 1
+        counts["checks"] += 1
+        if status not in GOOD:
+            failures.append((label, check, status, detail, data))
+    failed = any(status not in GOOD for status, _ in results.values())
+    counts["input other" if failed else "input " + results["read(path)"][0]] += 1
+    counts["inputs"] += 1
+
+
 def summary(result: dict) -> str:
     c = result["counts"]
-    head = (f"{c['inputs']} inputs, {c['checks']} checks: {c['clean']} clean (right values), "
-            f"{c['clean error']} clean errors (exit 2 naming the first bad line), "
-            f"{c['checks'] - c['clean'] - c['clean error']} other")
+    head = (f"{c['inputs']} inputs: {c['input clean']} clean (right values), "
+            f"{c['input clean error']} clean errors (exit 2 naming the first bad line), "
+            f"{c['input other']} other; {c['checks']} checks: {c['clean']} clean, "
+            f"{c['clean error']} clean errors, {c['checks'] - c['clean'] - c['clean error']} "
+            "other")
     others = collections.Counter(f[2] for f in result["failures"])
     lines = [head] + [f"  {status}: {n}" for status, n in others.most_common()]
     seen = set()
@@ -589,12 +600,8 @@ if __name__ == "__main__":
     if args.large:
         with tempfile.TemporaryDirectory() as folder:
             for label, kind, data in large_inputs(need(TREC_EVAL), full=True):
-                result["counts"]["inputs"] += 1
-                for check, (status, detail) in check_large(label, kind, data, folder).items():
-                    result["counts"][status] += 1
-                    result["counts"]["checks"] += 1
-                    if status not in GOOD:
-                        result["failures"].append((label, check, status, detail, data))
+                tally(result["counts"], result["failures"], label,
+                      check_large(label, kind, data, folder), data)
     print(summary(result))
     if args.dump:
         os.makedirs(args.dump, exist_ok=True)
