@@ -473,6 +473,27 @@ def test_long_ids_sharing_a_prefix_rank_and_match_as_the_reference(width, tails,
     assert not bad, f"prefix of {width}: {bad}"
 
 
+HOSTILE_IDS = st.one_of(IDS.filter(lambda t: not any(0xD800 <= ord(c) < 0xE000 for c in t)),
+                        st.sampled_from(["#1", "a b", "d\tx", "", "d\nx", "d\x00", "d\rx", " x"]))
+
+
+@SETTINGS
+@given(st.dictionaries(HOSTILE_IDS, st.dictionaries(HOSTILE_IDS, st.integers(-2, 3),
+                                                    min_size=1, max_size=3),
+                       min_size=1, max_size=3))
+def test_qrels_from_a_dict_survive_the_text_format_or_are_refused(judgments):
+    """Qrels read from Python (ids of any text) and written as TREC text read back the same,
+    or are refused with the project's error, on reading or writing; never a damaged file."""
+    from unjudged.io.write import format_qrels
+
+    try:
+        text = format_qrels(read_qrels(judgments)).encode()
+    except UnjudgedError:
+        return
+    back = read_qrels(io.BytesIO(text)).to_dict()
+    assert back == read_qrels(judgments).to_dict(), f"{judgments!r} written as {text[:300]!r}"
+
+
 STREAM_CASES = [b"1 Q0 a 1 1 r\n1 Q0 b 2 1x r\n2 Q0 a 1 1 r\n1 Q0 c 3 1 r\n",
                 b"1 Q0 a 1 1 r\n1 Q0 a 2 1 r\n2 Q0 a 1 1 r\n1 Q0 c 3 1 r\n"]
 
