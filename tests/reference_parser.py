@@ -27,8 +27,12 @@ question-decision in the fuzz findings): a reader that accepts them must give th
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 import math
 import re
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,6 +57,13 @@ _DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 # reads as 0 ("NA", "null") or cannot hold; the project holds grades as int32.
 _INTEGER = re.compile(rb"[+-]?[0-9]+")
 INT32 = (-(2**31), 2**31 - 1)
+
+# Project rule: gzip, bzip2 and xz input is recognised by its first bytes and read as the text
+# it holds; one that does not decompress is refused as a whole. bzip2's "BZh" is text too (a
+# topic id "BZh1"), so it counts only with the block size digit and the first block's magic.
+_ARCHIVES = ((re.compile(rb"\x1f\x8b"), gzip.decompress),
+             (re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"), bz2.decompress),
+             (re.compile(rb"\xfd7zXZ\x00"), lzma.decompress))
 
 RUN_FIELDS = 6    # qid Q0 docno rank score tag; more fields are ignored (as trec_eval does)
 QRELS_FIELDS = 4  # qid iter docno grade; exactly four (trec_eval: "Malformed line" otherwise)
@@ -89,6 +100,36 @@ class Parsed:
             return line is None or line in self.tolerated
         return line == self.error or (line is not None and line in self.tolerated
                                       and line < self.error)
+
+
+def plain_text(data: bytes) -> bytes | None:
+    """The text of `data`, decompressed when it starts like an archive; None when it does not
+    decompress.
+
+    >>> plain_text(gzip.compress(b"1 0 a 1\\n")), plain_text(b"BZh1 0 a 1\\n")
+    (b'1 0 a 1\\n', b'BZh1 0 a 1\\n')
+    >>> plain_text(b"\\x1f\\x8b") is None
+    True
+    """
+    for magic, decompress in _ARCHIVES:
+        if magic.match(data):
+            try:
+                return decompress(data)
+            except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
+                return None
+    return data
+
+
+def _plain(parse):
+    """`parse` of the text a file holds; a file-level error when it does not decompress."""
+    def wrapper(data: bytes, *args, **kwargs) -> Parsed:
+        text = plain_text(data)
+        if text is None:
+            return Parsed(error=0, reason="compressed data that does not decompress")
+        return parse(text, *args, **kwargs)
+
+    wrapper.__doc__, wrapper.__name__ = parse.__doc__, parse.__name__
+    return wrapper
 
 
 def split_lines(data: bytes) -> list[tuple[int, bytes]]:
@@ -171,6 +212,7 @@ def _data_lines(data: bytes, parsed: Parsed, max_line: int | None = None):
         yield number, fields
 
 
+@_plain
 def parse_run(data: bytes, max_line: int | None = None, ties: str = "trec_eval") -> Parsed:
     """Records (qid, docno, score) of a run file in file order, or its first bad line.
 
@@ -229,6 +271,7 @@ def _first_long(data: bytes, max_line: int | None) -> int | None:
     return next((n for n, line in split_lines(data) if len(line) > max_line), None)
 
 
+@_plain
 def parse_qrels(data: bytes, max_line: int | None = None) -> Parsed:
     """Records (qid, iter, docno, grade) of a qrels file in file order, or its first bad line.
 
@@ -239,6 +282,7 @@ def parse_qrels(data: bytes, max_line: int | None = None) -> Parsed:
     return _judgments(data, QRELS_FIELDS, max_line)
 
 
+@_plain
 def parse_sampled(data: bytes, max_line: int | None = None) -> Parsed:
     """Records (qid, iter, docno, stratum, grade) of sample_eval's 5-column qrels, or the first
     bad line; a file whose first data line has 4 fields is read as qrels (stratum "1").
@@ -282,6 +326,7 @@ def _judgments(data: bytes, width: int, max_line: int | None) -> Parsed:
     return _finish(parsed, "no judgment")
 
 
+@_plain
 def parse_intents(data: bytes) -> Parsed:
     """Records (topic, subtopic, probability) of an intents file, or its first bad line.
 
@@ -300,6 +345,7 @@ def parse_intents(data: bytes) -> Parsed:
     return _finish(parsed, "no intent")
 
 
+@_plain
 def parse_zscores(data: bytes) -> Parsed:
     """Records (qid, measure, mean, stddev) of trec_eval's -Z file, or its first bad line.
 

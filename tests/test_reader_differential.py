@@ -532,6 +532,33 @@ def test_rank_column_cases():
     assert not failures, "\n".join(failures)
 
 
+# bytes that matter to the readers, in any order: the reference decides what each file is
+TEXTISH = st.lists(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\v", b"#", b"0", b"1", b"a",
+                                    b".", b"-", b"+", b"e", b"x", b"Q0", b"\x00", b"\xff",
+                                    b"\xc3", b"\xef\xbb\xbf"]), max_size=120).map(b"".join)
+
+
+@SETTINGS
+@given(st.one_of(TEXTISH, st.binary(max_size=200)), st.sampled_from(sorted(KINDS)))
+def test_any_bytes_read_or_name_the_first_bad_line(data, kind):
+    assert_clean(data, kind)
+
+
+@SETTINGS
+@given(st.one_of(TEXTISH, st.binary(max_size=200)))
+def test_any_bytes_as_a_groups_file_read_or_fail_cleanly(data):
+    """`pool --groups` files (CSV or `run group` lines): never a traceback."""
+    from unjudged.io.groups import read_groups
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "groups.csv")
+        Path(path).write_bytes(data)
+        try:
+            read_groups(path)
+        except UnjudgedError as exc:
+            assert str(exc).startswith(path) and "\n" not in str(exc), str(exc)
+
+
 # The cases the issue names, spelled out so that a failure reads as the issue's item.
 ISSUE_CASES = [
     ("run", b"1 \tQ0 \td1 \t1 \t3.0 \tr\n1 \tQ0 \td2 \t2 \t2.0 \tr\n"),  # item 6
@@ -548,6 +575,8 @@ ISSUE_CASES = [
     ("run", b"\xef\xbb\xbf#c\n1 Q0 a 1 1 r\n"),  # a byte order mark, then a comment
     ("run", b"1 Q0 a 1 1 r\n1 Q0 b 2 0.5 "),  # 5 fields and one trailing blank
     ("qrels", b"1 0 a 0000000000001\n"),  # atol reads 1
+    ("run", b"BZh1 Q0 a 1 1 r\n"),  # text, not bzip2
+    ("intents", b"#\x00\n1 a 1\n"),  # a NUL byte, in a comment too
     ("intents", b"007\n"),  # one field
     ("intents", b"1 x\xffy 0.5\n"),  # not UTF-8
     ("intents", b"1 a 1_0\n"),  # Python's float() reads 10
