@@ -355,3 +355,60 @@ def test_divergence_with_nothing_to_score_is_an_error(tmp_path, corpus, qrels, m
     r = _no_traceback(_divergence(tmp_path, corpus, qrels, tmp_path / "r1"), code=2)
     assert r.stdout == ""
     assert r.stderr.startswith("unjudged: error: " + message)
+
+
+# ---- loose ends: stdin twice, --baseline, names on stderr, corpora's long lines ------------
+
+def test_stdin_named_twice_is_one_clear_error(inputs):
+    r = CliRunner().invoke(main, ["eval", str(inputs / "qrels.txt"), "-", "-", "-m", "P@1"],
+                           input=RUN)
+    assert r.exit_code == 2 and r.stderr.splitlines() == [
+        "unjudged: error: <stdin>: given more than once; standard input can be read only once"]
+
+
+def test_unknown_baseline_is_one_line(inputs):
+    r = _invoke("eval", inputs / "qrels.txt", inputs / "good.run", "-m", "P@1",
+                "--baseline", "nope")
+    assert r.exit_code == 2 and r.stderr.splitlines() == [
+        "unjudged: error: --baseline nope: not among the runs (by name or file), which are: good"]
+
+
+def test_names_on_stderr_cannot_drive_the_terminal(inputs):
+    """A run tag with ESC and a bidi override reaches stderr as visible escapes, on one line."""
+    (inputs / "evil.run").write_text("7 Q0 a 1 3.0 ev\x1b[2J\u202eil\n")
+    r = _no_traceback(_invoke("eval", inputs / "qrels.txt", inputs / "evil.run", "-m", "P@1"))
+    warning = [line for line in r.stderr.splitlines() if "warning" in line]
+    assert warning == [f"unjudged: warning: run ev\\x1b[2J\\u202eil (file {inputs / 'evil.run'})"
+                       f" shares no topic with the qrels {inputs / 'qrels.txt'}; its scores are "
+                       "meaningless"]
+    assert "\x1b" not in r.stderr and "\u202e" not in r.stderr
+
+
+def test_a_corpus_line_may_exceed_the_runs_line_limit(tmp_path):
+    """A JSONL document is one line: the limit for runs and qrels (here 100 bytes) does not
+    apply to corpora, which have their own (256 MiB)."""
+    from unjudged.io._source import set_max_line_length
+    from unjudged.text.readers import read_docs
+
+    p = tmp_path / "c.jsonl"
+    p.write_text('{"id": "d1", "text": "' + "wing " * 1000 + '"}\n')
+    set_max_line_length(100)
+    try:
+        docnos, texts = read_docs(p)
+    finally:
+        set_max_line_length(None)
+    assert docnos == ["d1"] and texts[0].split() == ["wing"] * 1000
+
+
+@pytest.mark.parametrize("judgments, words", [
+    ({"#1": {"a": 1}}, "topic '#1' cannot be written as TREC text: a topic starting with '#'"),
+    ({"1": {"a b": 1}}, "document id 'a b' cannot be written as TREC text"),
+    ({"": {"a": 1}}, "topic '' cannot be written as TREC text: it is empty"),
+])
+def test_qrels_that_text_cannot_hold_are_refused_before_writing(judgments, words):
+    from unjudged.errors import InputError
+    from unjudged.io import read_qrels
+    from unjudged.io.write import format_qrels
+
+    with pytest.raises(InputError, match=words):
+        format_qrels(read_qrels(judgments))

@@ -220,14 +220,17 @@ def test_cache_falls_back_to_user_cache(tmp_path, monkeypatch):
     p = corpus_dir / "c.tsv"
     p.write_text("d1\twing lift\n")
     monkeypatch.setenv("XDG_CACHE_HOME", str(user))
-    real = index_mod.tempfile.mkstemp
+    from unjudged.errors import OutputError
+    from unjudged.io import atomic
 
-    def refuse(*args, dir=None, **kw):
-        if dir is not None and os.path.samefile(dir, corpus_dir):
-            raise PermissionError(13, "read-only", str(dir))
-        return real(*args, dir=dir, **kw)
+    real = atomic.open_output
 
-    monkeypatch.setattr(index_mod.tempfile, "mkstemp", refuse)
+    def refuse(path):
+        if os.path.samefile(os.path.dirname(path), corpus_dir):
+            raise OutputError(str(path), "read-only file system")
+        return real(path)
+
+    monkeypatch.setattr(atomic, "open_output", refuse)
     first = corpus_index(p)
     assert first.cache.parent == user / "unjudged" and list(corpus_dir.iterdir()) == [p]
     assert corpus_index(p).reused

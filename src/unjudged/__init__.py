@@ -3,6 +3,8 @@
 The public API::
 
     evaluate(runs, qrels, measures, ...) -> pandas.DataFrame (run, topic, measure, value)
+    evaluate_stream(runs, qrels, measures, ...)  the same for run files grouped by topic that
+                                            need not fit in memory (read in blocks)
     estimate(runs, qrels, measures, methods=..., prior=..., b=..., seed=...)
                                             -> pandas.DataFrame, scores under each strategy
                                                for unjudged documents (bounds, bootstrap)
@@ -35,7 +37,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 __all__ = [
-    "evaluate", "score", "estimate", "estimate_runs", "read_run", "read_runs", "read_qrels", "parse_measures", "Policies",
+    "evaluate", "evaluate_stream", "score", "estimate", "estimate_runs", "read_run", "read_runs", "read_qrels", "parse_measures", "Policies",
     "Run", "Qrels", "Results", "UnjudgedError", "FormatError", "InputError", "MeasureSpecError",
     "IncompatibleInputsError", "judgment_stats", "merge_qrels", "diff_qrels", "filter_qrels",
     "build_pool", "coverage", "compare_qrels", "leave_one_group_out", "read_groups",
@@ -46,6 +48,7 @@ __all__ = [
 
 _LAZY = {
     "evaluate": "unjudged._evaluate", "score": "unjudged._evaluate",
+    "evaluate_stream": "unjudged.stream_eval",
     "estimate": "unjudged._estimate", "estimate_runs": "unjudged._estimate",
     "read_run": "unjudged.io.runs", "read_runs": "unjudged.io.runs",
     "read_qrels": "unjudged.io.qrels", "parse_measures": "unjudged.measures",

@@ -49,8 +49,16 @@ def _one_malloc_arena() -> None:
         pass
 
 
+def say(line: str) -> None:
+    """One line on stderr, with control and bidi characters (from run names, ids, paths)
+    shown as escapes: a name can neither break the line nor rewrite the terminal."""
+    from unjudged.report.rows import terminal_text
+
+    click.echo(terminal_text(line), err=True)
+
+
 def fail(message: str) -> None:
-    click.echo(f"unjudged: error: {message}", err=True)
+    say(f"unjudged: error: {message}")
     sys.exit(2)
 
 
@@ -109,7 +117,7 @@ def _show_note(message, category, filename, lineno, file=None, line=None) -> Non
     from unjudged._notes import UnjudgedWarning
 
     if issubclass(category, UnjudgedWarning):
-        click.echo(f"unjudged: note: {message}", err=True)
+        say(f"unjudged: note: {message}")
     else:
         import warnings
 

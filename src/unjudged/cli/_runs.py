@@ -7,7 +7,8 @@ import os
 
 import click
 
-from unjudged.errors import UnjudgedError
+from unjudged.cli._base import say
+from unjudged.errors import IncompatibleInputsError, UnjudgedError
 
 
 def run_options(fn):
@@ -40,7 +41,7 @@ class Notes:
     def _say(self, kind: str, message: str) -> None:
         if self.strict:
             raise UnjudgedError(f"{message} (--strict)")
-        click.echo(f"unjudged: {kind}: {message}", err=True)
+        say(f"unjudged: {kind}: {message}")
 
 
 def cli_runs(sources, qrels=None, *, ties: str = "trec_eval", names: str = "tag",
@@ -64,8 +65,8 @@ def checking_topics(runs, qrels, notes: Notes):
                           f"{qrels.source}; its scores are meaningless")
         elif extra:
             shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
-            click.echo(f"unjudged: note: run {run.name}: {len(extra)} topic(s) not in the "
-                       f"qrels are ignored ({shown})", err=True)
+            say(f"unjudged: note: run {run.name}: {len(extra)} topic(s) not in the qrels are "
+                f"ignored ({shown})")
         yield run
         del run  # not kept alive while the next run is read
 
@@ -77,5 +78,5 @@ def baseline_name(runs, wanted: str) -> str:
                                             os.path.abspath(wanted) == os.path.abspath(r.source)):
             return r.name
     names = ", ".join(r.name for r in runs[:10]) + (" ..." if len(runs) > 10 else "")
-    raise click.BadParameter(f"{wanted}: not among the runs (by name or file), which are: "
-                             f"{names}", param_hint="--baseline")
+    raise IncompatibleInputsError(f"--baseline {wanted}: not among the runs (by name or file), "
+                                  f"which are: {names}")

@@ -50,6 +50,9 @@ def expand_paths(sources: Iterable[Any], notify: Notify | None = None) -> list[A
     """
     notify = notify or warn
     out: list[Any] = []
+    sources = list(sources)
+    if sum(isinstance(s, (str, os.PathLike)) and str(s) == "-" for s in sources) > 1:
+        raise InputError("<stdin>", "given more than once; standard input can be read only once")
     for s in sources:
         if isinstance(s, (str, os.PathLike)) and str(s) != "-":
             p = os.fspath(s)

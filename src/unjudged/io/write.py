@@ -14,6 +14,11 @@ import pyarrow.compute as pc
 
 from unjudged.data._strings import arrow_of, numpy_of
 from unjudged.data.qrels import Qrels
+from unjudged.errors import InputError
+
+# What a field of TREC text cannot hold: the readers split fields on any of these blanks and end
+# lines at LF or CR; NUL makes a file binary.
+_BREAKS = r"[ \t\n\r\v\f\x00]"
 
 
 def string_array(values: Sequence[str]) -> pa.Array:
@@ -81,12 +86,46 @@ def format_qrels(qrels: Qrels, sort: bool = True) -> str:
         2 0 a 1
         2 0 b 0
     """
+    check_writable(qrels)
     qid, group, docno, grade = qrels_columns(qrels)
     if sort:
         order = arrow_of(sorted_lines(qrels))
         qid, group, docno = qid.take(order), group.take(order), docno.take(order)
         grade = grade[numpy_of(order)]
     return format_qrels_columns(qid, group, docno, grade)
+
+
+def check_writable(qrels: Qrels) -> None:
+    """Refuse qrels whose ids would not read back the same from TREC text (ids from Python can
+    hold anything): an empty id or one with a blank, line end or NUL, a topic starting with `#`
+    (read back as a comment) or with a byte order mark (dropped at the start of a file).
+
+    Example:
+        >>> from unjudged.io import read_qrels
+        >>> check_writable(read_qrels({"#1": {"a": 1}}))
+        Traceback (most recent call last):
+        ...
+        unjudged.errors.InputError: <dict>: topic '#1' cannot be written as TREC text: \
+a topic starting with '#' reads back as a comment
+    """
+    import re
+
+    for topic in qrels.topics:
+        why = ("it is empty" if not topic else
+               "a topic starting with '#' reads back as a comment" if topic.startswith("#") else
+               "a byte order mark at the start of a file is dropped"
+               if topic.startswith("\ufeff") else
+               "it holds a blank, line end or NUL" if re.search(_BREAKS, topic) else None)
+        if why:
+            raise InputError(qrels.source, f"topic {topic!r} cannot be written as TREC text: "
+                             f"{why}")
+    for what, column in (("document", qrels.docs), ("iteration", qrels.group)):
+        bad = pc.or_(pc.equal(pc.binary_length(column), 0),
+                     pc.match_substring_regex(column, _BREAKS))
+        if pc.any(bad).as_py():
+            value = column.filter(bad)[0].as_py()
+            raise InputError(qrels.source, f"{what} id {value!r} cannot be written as TREC "
+                             "text: an id must be non-empty, without blanks, line ends or NUL")
 
 
 def format_qrels_columns(qid: pa.Array, iteration: pa.Array, docno: pa.Array,

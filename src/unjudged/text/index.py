@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -171,21 +170,20 @@ def _load(target: Path, key: str) -> CorpusIndex | None:
 
 def _save(index: CorpusIndex, target: Path, key: str, corpus: Path, options: str
           ) -> Path | None:
-    """Write atomically (temporary file + rename); beside the corpus, else the user cache."""
+    """Write through the project's one writer (complete or not at all); beside the corpus,
+    else the user cache. A cache that cannot be written anywhere is only a lost speed-up."""
+    from unjudged.errors import OutputError
+    from unjudged.io.atomic import open_output
+
     fallback = _user_cache(corpus, options)
     for where in (target, fallback) if target != fallback else (target,):
-        tmp = None
         try:
             where.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=where.parent, suffix=".npz.tmp")
-            with os.fdopen(fd, "wb") as out:
-                np.savez(out, key=np.array(key), data=index.tf.data, indices=index.tf.indices,
+            with open_output(where) as fh:
+                np.savez(fh, key=np.array(key), data=index.tf.data, indices=index.tf.indices,
                          indptr=index.tf.indptr, shape=np.array(index.tf.shape),
                          docnos=index.docnos, terms=index.terms)
-            os.replace(tmp, where)
             return where
-        except OSError:
-            if tmp is not None and os.path.exists(tmp):
-                os.unlink(tmp)
+        except (OSError, OutputError):
             continue
     return None

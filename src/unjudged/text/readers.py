@@ -22,7 +22,11 @@ import re
 from typing import Any, Iterable
 
 from unjudged.errors import FormatError, InputError
-from unjudged.io._source import display_name, read_bytes
+from unjudged.io._source import display_name, max_line_length, read_bytes
+
+#: The longest line of a corpus file, in bytes (a JSONL document is one line), unless the
+#: readers' limit (--max-line-length) is set higher.
+CORPUS_MAX_LINE = 256 << 20
 
 FORMATS = ("trectext", "jsonl", "tsv", "smart", "npl")
 SMART_FIELDS = ("T", "W")
@@ -77,7 +81,9 @@ def read_docs(source: str | os.PathLike[str], fmt: str | None = None,
     (['d1', 'd2'], ['Wind tunnel', 'Shock waves'])
     """
     path = display_name(source)
-    data = read_bytes(source)
+    # a document of a JSONL or TSV corpus is one line and may be long: the run/qrels limit
+    # does not fit corpora, but a bound still stops /dev/zero or a bomb
+    data = read_bytes(source, max(max_line_length(), CORPUS_MAX_LINE))
     fmt = fmt or detect_format(data[:4096])
     if fmt is None:
         raise InputError(path, "cannot tell the corpus format from its first line; expected "
