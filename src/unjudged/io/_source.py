@@ -26,6 +26,25 @@ _CHUNK = 1 << 22
 _max_line: int | None = None
 
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
+# bzip2's three letters can start a run line (topic "BZh1"): a stream also has a block size
+# digit and then the magic of its first block, or of its end when empty
+_BZIP2_NEXT = (b"1AY&SY", b"\x17rE8P\x90")
+
+
+def compression(head: bytes) -> str | None:
+    """The compression format `head` starts with, or None for plain text.
+
+    Example:
+        >>> import bz2
+        >>> compression(bz2.compress(b"x")), compression(b"BZh1 Q0 a 1 1 r")
+        ('bzip2', None)
+    """
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            if kind != "bzip2" or (len(head) >= 10 and head[3] in b"123456789"
+                                   and head[4:10] in _BZIP2_NEXT):
+                return kind
+    return None
 
 
 def max_line_length() -> int:
@@ -107,7 +126,7 @@ def data_lines(data: bytes) -> Iterator[tuple[int, list[bytes]]]:
 
 def is_compressed(head: bytes) -> bool:
     """Whether bytes start with the magic of a compression format read_bytes understands."""
-    return any(head.startswith(magic) for magic, _ in _MAGIC)
+    return compression(head) is not None
 
 
 def line_number_at(data: bytes, pos: int) -> int:
@@ -196,7 +215,7 @@ def read_stream(fh: BinaryIO, name: str, limit: int | None = None, head: bytes =
     limit = max_line_length() if limit is None else limit
     chunks = _raw_chunks(fh, name, head)
     first = next(chunks, b"")
-    kind = next((k for magic, k in _MAGIC if first.startswith(magic)), None)
+    kind = compression(first)
     if kind is not None:
         chunks = _inflate(_chain(first, chunks), kind, name)
         first = next(chunks, b"")

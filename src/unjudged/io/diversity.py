@@ -13,6 +13,7 @@ Intent probabilities are optional lines ``topic subtopic probability`` (uniform 
 
 from __future__ import annotations
 
+import io
 from dataclasses import fields
 from typing import Any
 
@@ -21,7 +22,8 @@ import pyarrow as pa
 from unjudged.data.diversity import DiversityQrels, Subtopics
 from unjudged.data.qrels import Qrels
 from unjudged.errors import FormatError, InputError
-from unjudged.io._source import data_lines, display_name, read_bytes
+from unjudged.io._source import (data_lines, display_name, line_number_at, read_bytes,
+                                 read_stream)
 from unjudged.io._validate import score_problem
 from unjudged.io.qrels import build_qrels, read_qrels
 
@@ -70,8 +72,15 @@ def read_intents(source: Any) -> dict[tuple[str, str], float]:
         {('1', '1'): 0.75, ('1', '2'): 0.25}
     """
     name = display_name(source)
-    text = source.read() if hasattr(source, "read") else read_bytes(source)
-    text = text.encode("utf-8") if isinstance(text, str) else text
+    if hasattr(source, "read"):
+        raw = source.read()
+        # bytes from a stream are read as a file's are (compressed or not, line limit)
+        text = raw.encode("utf-8") if isinstance(raw, str) else read_stream(io.BytesIO(raw), name)
+    else:
+        text = read_bytes(source)
+    if b"\x00" in text:
+        raise FormatError(name, line_number_at(text, text.index(b"\x00")),
+                          "binary data (NUL byte), expected a text file")
     # a small file (a few lines per topic): parsed line by line, by the readers' rules for
     # lines, blanks and numbers, to name the bad line
     out: dict[tuple[str, str], float] = {}

@@ -19,7 +19,7 @@ import pyarrow as pa
 from unjudged.data._strings import topic_blocks
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import read_columns
-from unjudged.io._source import (_MAGIC, BOM, LineLimit, _chain, _inflate, _raw_chunks,
+from unjudged.io._source import (BOM, LineLimit, _chain, _inflate, _raw_chunks, compression,
                                  display_name, line_number_at, max_line_length, open_input,
                                  too_long)
 
@@ -201,7 +201,7 @@ def _text(source: Any, path: str) -> Iterator[bytes]:
     try:
         chunks = _raw_chunks(fh, path, b"")
         first = next(chunks, b"")
-        kind = next((k for magic, k in _MAGIC if first.startswith(magic)), None)
+        kind = compression(first)
         if kind is not None:
             chunks = _inflate(_chain(first, chunks), kind, path)
             first = next(chunks, b"")
