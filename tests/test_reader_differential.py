@@ -578,6 +578,9 @@ ISSUE_CASES = [
     ("qrels", b"1 0 a 0000000000001\n"),  # atol reads 1
     ("run", b"BZh1 Q0 a 1 1 r\n"),  # text, not bzip2
     ("intents", b"#\x00\n1 a 1\n"),  # a NUL byte, in a comment too
+    ("zscores", b"#\x00\n1 a 1 1\n"),
+    ("sampled", b"#\x00"),
+    ("intents", b"0\n\x00"),  # line 1 is bad before the NUL of line 2
     ("intents", gzip.compress(b"1 a 0.5\n")),  # a stream reads what a path reads
     ("intents", b"007\n"),  # one field
     ("intents", b"1 x\xffy 0.5\n"),  # not UTF-8
