@@ -124,6 +124,29 @@ def data_lines(data: bytes) -> Iterator[tuple[int, list[bytes]]]:
             yield number, fields
 
 
+def text_lines(data: bytes, name: str) -> Iterator[tuple[int, list[bytes]]]:
+    """`data_lines` of a small file read line by line, refusing a NUL byte (even in a comment)
+    at its own line: the caller's checks of the lines before it come first, so the first bad
+    line in file order is the one named.
+
+    Example:
+        >>> list(text_lines(b"# note\\n1 a 1\\n", "f"))
+        [(2, [b'1', b'a', b'1'])]
+        >>> list(text_lines(b"1 a 1\\n#\\x00\\n", "f"))
+        Traceback (most recent call last):
+        ...
+        unjudged.errors.FormatError: f:2: binary data (NUL byte), expected a text file
+    """
+    nul = data.find(b"\x00")
+    at = line_number_at(data, nul) if nul >= 0 else None
+    for number, fields in data_lines(data):
+        if at is not None and number >= at:
+            break
+        yield number, fields
+    if at is not None:
+        raise FormatError(name, at, "binary data (NUL byte), expected a text file")
+
+
 def is_compressed(head: bytes) -> bool:
     """Whether bytes start with the magic of a compression format read_bytes understands."""
     return compression(head) is not None

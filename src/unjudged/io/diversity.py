@@ -22,8 +22,8 @@ import pyarrow as pa
 from unjudged.data.diversity import DiversityQrels, Subtopics
 from unjudged.data.qrels import Qrels
 from unjudged.errors import FormatError, InputError
-from unjudged.io._source import (data_lines, display_name, line_number_at, read_bytes,
-                                 read_stream)
+from unjudged.io._source import (display_name, read_bytes, read_stream,
+                                 text_lines)
 from unjudged.io._validate import score_problem
 from unjudged.io.qrels import build_qrels, read_qrels
 
@@ -78,13 +78,10 @@ def read_intents(source: Any) -> dict[tuple[str, str], float]:
         text = raw.encode("utf-8") if isinstance(raw, str) else read_stream(io.BytesIO(raw), name)
     else:
         text = read_bytes(source)
-    if b"\x00" in text:
-        raise FormatError(name, line_number_at(text, text.index(b"\x00")),
-                          "binary data (NUL byte), expected a text file")
     # a small file (a few lines per topic): parsed line by line, by the readers' rules for
     # lines, blanks and numbers, to name the bad line
     out: dict[tuple[str, str], float] = {}
-    for i, row in data_lines(text):
+    for i, row in text_lines(text, name):
         shown = b" ".join(row).decode("utf-8", "replace")
         if len(row) != 3 or score_problem(row[2]) or float(row[2]) < 0:
             raise FormatError(name, i, f"expected `{INTENTS_LAYOUT}` with a probability >= 0, "

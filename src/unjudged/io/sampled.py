@@ -23,7 +23,7 @@ from unjudged.data.qrels import Qrels
 from unjudged.data.sampled import SampledQrels
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import read_columns
-from unjudged.io._source import data_lines, display_name, read_bytes
+from unjudged.io._source import display_name, read_bytes, text_lines
 from unjudged.io._validate import QRELS, SAMPLED, row_error
 from unjudged.io.qrels import QRELS_LAYOUT, build_qrels, read_qrels
 from unjudged.io.write import format_qrels_columns, qrels_columns, sorted_lines, string_array
@@ -53,7 +53,7 @@ def read_sampled_qrels(source: Any) -> SampledQrels:
         return _from_frame(source)
     path = display_name(source)
     data = read_bytes(source)
-    first = next(data_lines(data), None)
+    first = next(text_lines(data, path), None)
     if first is None:
         raise InputError(path, f"no judgments, expected lines of `{SAMPLED_LAYOUT}`")
     number, fields = first

@@ -142,11 +142,11 @@ def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
 def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
     """trec_eval's -Z file: `qid measure mean stddev` per line."""
     from unjudged.errors import FormatError
-    from unjudged.io._source import data_lines, read_bytes
+    from unjudged.io._source import read_bytes, text_lines
     from unjudged.io._validate import score_problem
 
     out: dict[tuple[str, str], tuple[float, float]] = {}
-    for number, raw in data_lines(read_bytes(path)):  # the readers' lines, blanks and numbers
+    for number, raw in text_lines(read_bytes(path), path):  # the readers' lines and numbers
         try:
             f = [field.decode("utf-8") for field in raw]
         except UnicodeDecodeError:
