@@ -100,8 +100,8 @@ def test_batches_scored_before_the_longest_ranking_are_scored_again(tmp_path, mo
     path = tmp_path / "run.txt"
     path.write_bytes(_run_text(rng, ["1", "2", "3", "5"], [3, 9, 30, 2]))  # longest third
     q = read_qrels(_qrels(rng))  # topic 8, in no run, may have the largest pool
-    scored, original = [], engine._values
-    monkeypatch.setattr(engine, "_values", lambda j, ms: scored.append(j.depth) or original(j, ms))
+    scored, original = [], engine.measure_values
+    monkeypatch.setattr(engine, "measure_values", lambda j, ms: scored.append(j.depth) or original(j, ms))
     for pol in (Policies(), Policies(judged_only=True), Policies(complete=True)):
         scored.clear()
         same_results(score_stream([str(path)], q, MEASURES, pol, block_size=60),

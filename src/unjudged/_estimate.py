@@ -296,10 +296,10 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] = M
         >>> df[df.topic == "all"][["method", "value"]].values.tolist()
         [['nonrel', 0.5], ['upper', 1.0]]
     """
-    from unjudged._evaluate import _as_runs
+    from unjudged._evaluate import _as_runs, policies_from
     from unjudged.io import read_qrels
 
-    pol = (policies or Policies()).but(**policy_kw) if policy_kw else (policies or Policies())
+    pol = policies_from(policies, policy_kw)
     q = read_qrels(qrels)
     ms = parse_measures(measures)
     est = estimate_runs(_as_runs(runs, pol.ties, q, names), q, ms, methods=methods,

@@ -11,7 +11,7 @@ import numpy as np
 from unjudged._notes import note
 
 from unjudged.data.diversity import judge_diversity, needs_subtopics
-from unjudged.data.judged import Pool, evaluated_topics, judge
+from unjudged.data.judged import Judged, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.errors import InputError
@@ -74,12 +74,23 @@ def score(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         if key not in pools:
             pools[key] = Pool.build(qrels, topics, policies.negative)
         judged = judge_with(run, qrels, policies, pools[key])
-        values = np.empty((len(topics), len(measures)), dtype=np.float64)
-        for i, m in enumerate(measures):
-            values[:, i] = m.compute(judged) if topics else 0.0
-        out.append(RunResult(run.name, topics, measures, values))
+        out.append(RunResult(run.name, topics, measures, measure_values(judged, measures)))
         del run, judged  # a streamed run is freed before the next one is read
     return Results(out)
+
+
+def measure_values(judged: Judged, measures: list[Measure]) -> np.ndarray:
+    """(topics, measures) values of the judged rankings (zeros' shape when there are none)."""
+    values = np.empty((len(judged.topics), len(measures)), dtype=np.float64)
+    for i, m in enumerate(measures):
+        values[:, i] = m.compute(judged) if judged.topics else 0.0
+    return values
+
+
+def policies_from(policies: Policies | None, changes: dict[str, Any]) -> Policies:
+    """`policies` (trec_eval's by default) with the keyword arguments a facade was given."""
+    pol = policies or Policies()
+    return pol.but(**changes) if changes else pol
 
 
 def evaluate(runs: Any, qrels: Any, measures: Any, *, per_topic: bool = True,
@@ -105,7 +116,7 @@ def evaluate(runs: Any, qrels: Any, measures: Any, *, per_topic: bool = True,
         >>> evaluate(two, {"q1": {"d2": 1}}, "P@1", per_topic=False).values.tolist()
         [['bm25', 'all', 'P@1', 1.0], ['dense', 'all', 'P@1', 0.0]]
     """
-    pol = (policies or Policies()).but(**policy_kw) if policy_kw else (policies or Policies())
+    pol = policies_from(policies, policy_kw)
     ms = parse_measures(measures)
     q = read_qrels(qrels)
     results = score(_as_runs(runs, pol.ties, q, names), q, ms, pol)

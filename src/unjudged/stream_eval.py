@@ -17,7 +17,8 @@ import numpy as np
 import pyarrow as pa
 
 from unjudged.data.diversity import DiversityJudged, judge_diversity, needs_subtopics, subtopics_of
-from unjudged.data.judged import NONPOOL, PAD, Judged, Pool, judge
+from unjudged._evaluate import measure_values, policies_from
+from unjudged.data.judged import NONPOOL, PAD, Judged, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.data.sampled import SampledQrels
@@ -93,19 +94,11 @@ def score_stream(runs: Any, qrels: Qrels, measures: list[Measure],
     for i, source in enumerate(paths):
         result, topics = _score_run(source, namer.names[i], judging, measures, block_size,
                                     progress)
-        result = namer.settle(i, result)
+        result = replace(result, run=namer.settle_name(i, result.run))
         if checked is not None:
-            checked(result.name, topics, display_name(source))
-        out.append(RunResult(result.name, *result.rest))
+            checked(result.run, topics, display_name(source))
+        out.append(result)
     return Results(out)
-
-
-@dataclass(eq=False)
-class _Named:
-    """A run's result under the name RunNamer settles on."""
-
-    name: str
-    rest: tuple
 
 
 def evaluate_stream(runs: Any, qrels: Any, measures: Any, *, per_topic: bool = True,
@@ -113,7 +106,7 @@ def evaluate_stream(runs: Any, qrels: Any, measures: Any, *, per_topic: bool = T
                     names: NameMode = "tag", block_size: int = BLOCK_SIZE, **policy_kw: Any):
     """`unjudged.evaluate` for run files (paths, '-' or binary streams) grouped by topic that
     need not fit in memory: the same tidy DataFrame (run, topic, measure, value)."""
-    pol = (policies or Policies()).but(**policy_kw) if policy_kw else (policies or Policies())
+    pol = policies_from(policies, policy_kw)
     q = read_qrels(qrels)
     results = score_stream(runs, q, parse_measures(measures), pol, block_size=block_size,
                            names=names)
@@ -133,7 +126,7 @@ class _Judging:
     def judge(self, run: Run) -> Judged:
         """The batch's judged rankings, as `score` builds them for these topics."""
         pol, qrels = self.pol, self.qrels
-        topics = [t for t in qrels.topics if t in run.topic_index]
+        topics = evaluated_topics(run, qrels, False)
         pool = Pool.build(qrels, topics, pol.negative)
         if self.subtopics is None:
             judged = judge(run, qrels, pol.but(complete=False), pool)
@@ -156,7 +149,7 @@ class _Judging:
 
 
 def _score_run(source, name: str | None, judging: _Judging, measures: list[Measure],
-               block_size: int, progress: Progress | None) -> tuple[_Named, list[str]]:
+               block_size: int, progress: Progress | None) -> tuple[RunResult, list[str]]:
     """The run's result and its topics (sorted)."""
     qrels, pol = judging.qrels, judging.pol
     include = ["qid", "docno", "score"] + (["rank"] if pol.ties == "rank" else [])
@@ -185,9 +178,8 @@ def _score_run(source, name: str | None, judging: _Judging, measures: list[Measu
     widths = tuple(np.max([b.widths for b in batches], axis=0).tolist())
     for b in batches:
         if b.scored != widths and b.topics:
-            b.values = _values(_widen(b.judged(judging), widths), measures)
-    result = _assemble(name, batches, qrels, measures)
-    return _Named(name, (result.topics, result.measures, result.values)), sorted(have)
+            b.values = measure_values(_widen(b.judged(judging), widths), measures)
+    return _assemble(name, batches, qrels, measures), sorted(have)
 
 
 def _batch_run(batch: TopicBatch, name: str, pol: Policies, qrels: Qrels) -> Run:
@@ -204,7 +196,7 @@ def _batch_run(batch: TopicBatch, name: str, pol: Policies, qrels: Qrels) -> Run
 def _score_batch(judged: Judged, measures: list[Measure], guess: tuple[int, int]) -> _Batch:
     own = _widths(judged)
     scored = (max(own[0], guess[0]), max(own[1], guess[1]))
-    values = _values(_widen(judged, scored), measures)
+    values = measure_values(_widen(judged, scored), measures)
     g = judged.grades
     cells = np.flatnonzero((g != NONPOOL) & (g != PAD))
     cells = cells.astype(np.int32 if g.size < 2**31 else np.int64)
@@ -241,22 +233,13 @@ def _widen(judged: Judged, widths: tuple[int, ...]) -> Judged:
     return out
 
 
-def _values(judged: Judged, measures: list[Measure]) -> np.ndarray:
-    values = np.empty((len(judged.topics), len(measures)), dtype=np.float64)
-    for i, m in enumerate(measures):
-        values[:, i] = m.compute(judged) if judged.topics else 0.0
-    return values
-
-
 def _assemble(name: str, batches: list[_Batch], qrels: Qrels, measures: list[Measure]
               ) -> RunResult:
     """One RunResult with the topics in the order `score` gives them (the qrels')."""
     got = [t for b in batches for t in b.topics]
-    values = np.concatenate([b.values for b in batches]) if batches else \
-        np.zeros((0, len(measures)))
+    values = np.concatenate([b.values for b in batches])  # a run has a batch at least
     where = {t: i for i, t in enumerate(got)}
     topics = [t for t in qrels.topics if t in where]
     order = np.array([where[t] for t in topics], dtype=np.int64)
-    return RunResult(name, topics, measures, values[order] if order.size else
-                     np.empty((0, len(measures))))
+    return RunResult(name, topics, measures, values[order])
 

@@ -131,9 +131,10 @@ def _show_note(message, category, filename, lineno, file=None, line=None) -> Non
               "variable UNJUDGED_MAX_LINE).")
 def main(max_line_length: int | None) -> None:
     """Evaluate rankings honestly when relevance judgments are incomplete."""
-    from unjudged.io._source import set_max_line_length
+    from unjudged.io._source import line_limit
 
-    set_max_line_length(max_line_length)  # None: the default (set again on every invocation)
+    # for this command only: a caller invoking commands in-process keeps its own limit
+    click.get_current_context().with_resource(line_limit(max_line_length))
 
 
 def policy_options(fn):

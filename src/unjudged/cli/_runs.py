@@ -59,16 +59,21 @@ def checking_topics(runs, qrels, notes: Notes):
     """Pass runs through one at a time, noting topics the qrels lack (trec_eval ignores them)
     and warning of runs that share none: their scores say nothing about them."""
     for run in runs:
-        extra = [t for t in run.topics if t not in qrels.topic_index]
-        if extra and len(extra) == len(run.topics):
-            notes.warning(f"run {run.name} (file {run.source}) shares no topic with the qrels "
-                          f"{qrels.source}; its scores are meaningless")
-        elif extra:
-            shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
-            say(f"unjudged: note: run {run.name}: {len(extra)} topic(s) not in the qrels are "
-                f"ignored ({shown})")
+        check_topics(run.name, run.topics, run.source, qrels, notes)
         yield run
         del run  # not kept alive while the next run is read
+
+
+def check_topics(name: str, topics: list[str], source: str, qrels, notes: Notes) -> None:
+    """Note the topics of run `name` that the qrels lack; warn when it shares none."""
+    extra = [t for t in topics if t not in qrels.topic_index]
+    if extra and len(extra) == len(topics):
+        notes.warning(f"run {name} (file {source}) shares no topic with the qrels "
+                      f"{qrels.source}; its scores are meaningless")
+    elif extra:
+        shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
+        say(f"unjudged: note: run {name}: {len(extra)} topic(s) not in the qrels are "
+            f"ignored ({shown})")
 
 
 def baseline_name(runs, wanted: str) -> str:

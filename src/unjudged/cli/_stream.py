@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from types import SimpleNamespace
 
 import click
 
@@ -75,7 +74,7 @@ def stream_results(qrels_path, runs, measures, policies, *, names: str, strict: 
                    block_size: int | None = None):
     """Read the qrels, then score `runs` streamed, one after the other, with the notes `eval`
     gives."""
-    from unjudged.cli._runs import Notes, checking_topics
+    from unjudged.cli._runs import Notes, check_topics
     from unjudged.io import read_qrels
     from unjudged.io.stream import BLOCK_SIZE
     from unjudged.stream_eval import score_stream
@@ -87,9 +86,7 @@ def stream_results(qrels_path, runs, measures, policies, *, names: str, strict: 
 
     def check(name: str, topics: list[str], source: str) -> None:
         shown.close()
-        for _ in checking_topics([SimpleNamespace(name=name, topics=topics, source=source)],
-                                 qrels, notes):
-            pass
+        check_topics(name, topics, source, qrels, notes)
 
     return score_stream(runs, qrels, measures, policies, block_size=block_size or BLOCK_SIZE,
                         progress=shown, checked=check, names=names, notify=notes.note)

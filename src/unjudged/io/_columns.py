@@ -26,8 +26,8 @@ import pyarrow.csv as pcsv
 
 from unjudged.errors import FormatError, InputError
 from unjudged.io._source import (BOM, LineLimit, display_name, is_compressed, iter_lines,
-                                 line_number_at, max_line_length, open_input, read_stream,
-                                 unify_line_ends)
+                                 line_number_at, max_line_length, open_input, read_bytes,
+                                 read_stream, too_long, unify_line_ends)
 from unjudged.io._validate import Layout, first_bad_line
 
 # topic ids come from Arrow's CSV parser dictionary-encoded: a topic has many lines, and the
@@ -251,8 +251,6 @@ def _take(fh, path: str) -> bytes:
 
 
 def _reread(source: Any):
-    from unjudged.io._source import read_bytes
-
     return lambda: read_bytes(source)
 
 
@@ -277,8 +275,6 @@ def read_columns(data: bytes, path: str, names: list[str], layout: Layout | str,
             path, line, "binary data (NUL byte), expected a text file")
     over = LineLimit(max_line_length()).check(data)
     if over >= 0:
-        from unjudged.io._source import too_long
-
         raise too_long(path, line_number_at(data, over), max_line_length())
     data = unify_line_ends(data)
     if _has_comments(data):

@@ -17,6 +17,7 @@ import os
 import stat
 import sys
 import zlib
+from contextlib import contextmanager
 from typing import Any, BinaryIO, Iterator
 
 from unjudged.errors import FormatError, InputError
@@ -79,6 +80,27 @@ def set_max_line_length(limit: int | None) -> None:
     if limit is not None and limit < 1:
         raise ValueError("the line length limit must be at least 1 byte")
     _max_line = limit
+
+
+@contextmanager
+def line_limit(limit: int | None) -> Iterator[None]:
+    """`set_max_line_length(limit)` for the block only (None: leave the limit as it is).
+
+    Example:
+        >>> with line_limit(100):
+        ...     max_line_length()
+        100
+        >>> max_line_length() == DEFAULT_MAX_LINE
+        True
+    """
+    global _max_line
+    before = _max_line
+    if limit is not None:
+        set_max_line_length(limit)
+    try:
+        yield
+    finally:
+        _max_line = before
 
 
 def display_name(source: str | os.PathLike[str] | BinaryIO) -> str:
@@ -145,6 +167,22 @@ def text_lines(data: bytes, name: str) -> Iterator[tuple[int, list[bytes]]]:
         yield number, fields
     if at is not None:
         raise FormatError(name, at, "binary data (NUL byte), expected a text file")
+
+
+def first_data_line(head: bytes, complete: bool) -> tuple[int | None, list[bytes]]:
+    """(number, fields) of the first line of `head` that is neither blank nor a comment, or
+    (None, []). Unless `complete` (`head` is the whole text), a last line without its line end
+    may be cut short, and is not taken.
+
+    Example:
+        >>> first_data_line(b"# runs\\n1 Q0 d 1 2 tag\\n1 Q0 e", False)
+        (2, [b'1', b'Q0', b'd', b'1', b'2', b'tag'])
+        >>> first_data_line(b"1 Q0 d 1 2 ta", False)
+        (None, [])
+    """
+    if not complete:
+        head = head[: max(head.rfind(b"\n"), head.rfind(b"\r")) + 1]
+    return next(data_lines(head), (None, []))
 
 
 def is_compressed(head: bytes) -> bool:
@@ -235,6 +273,22 @@ def read_bytes(source: str | os.PathLike[str] | BinaryIO, limit: int | None = No
 
 def read_stream(fh: BinaryIO, name: str, limit: int | None = None, head: bytes = b"") -> bytes:
     """All the (decompressed) bytes of an open stream, `head` being bytes already taken."""
+    parts = list(text_chunks(fh, name, limit, head))
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def text_chunks(fh: BinaryIO, name: str, limit: int | None = None, head: bytes = b""
+                ) -> Iterator[bytes]:
+    """The text of an open stream in chunks as they come: decompressed (the format known by
+    its first bytes) and checked against the line length limit (max_line_length() unless
+    given), a longer line being a FormatError that names it before anything past it is read.
+    `head` holds bytes already taken from the stream.
+
+    Example:
+        >>> import gzip, io
+        >>> b"".join(text_chunks(io.BytesIO(gzip.compress(b"1 0 a 1\\n")), "q"))
+        b'1 0 a 1\\n'
+    """
     limit = max_line_length() if limit is None else limit
     chunks = _raw_chunks(fh, name, head)
     first = next(chunks, b"")
@@ -242,15 +296,22 @@ def read_stream(fh: BinaryIO, name: str, limit: int | None = None, head: bytes =
     if kind is not None:
         chunks = _inflate(_chain(first, chunks), kind, name)
         first = next(chunks, b"")
-    parts: list[bytes] = []
-    check = LineLimit(limit)
+    check, lines, last = LineLimit(limit), 0, b""
     for chunk in _chain(first, chunks):
         over = check.check(chunk)
         if over >= 0:
-            before = b"".join(parts)
-            raise too_long(name, line_number_at(before + chunk, len(before) + over), limit)
-        parts.append(chunk)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+            # `lines` already counts the line end `last` may be
+            line = lines + line_number_at(last + chunk, len(last) + over) - (last in (b"\r", b"\n"))
+            raise too_long(name, line, limit)
+        lines += _line_ends(chunk) - (last == b"\r" and chunk.startswith(b"\n"))
+        last = chunk[-1:]
+        yield chunk
+
+
+def _line_ends(chunk: bytes) -> int:
+    """LF, CRLF and lone CR line ends in `chunk` (as line_number_at counts them)."""
+    ends = chunk.count(b"\n")
+    return ends + chunk.count(b"\r") - chunk.count(b"\r\n") if b"\r" in chunk else ends
 
 
 def _chain(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
@@ -274,6 +335,10 @@ def _raw_chunks(fh: BinaryIO, name: str, head: bytes) -> Iterator[bytes]:
         yield chunk
 
 
+#: What a decompressor raises on damaged or cut-short data.
+DECOMPRESS_ERRORS = (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error)
+
+
 def _inflate(chunks: Iterator[bytes], kind: str, name: str) -> Iterator[bytes]:
     """Decompressed output in pieces of at most _CHUNK bytes (a bomb is never inflated whole);
     concatenated members (as `cat a.gz b.gz` makes) follow each other, zero padding after the
@@ -282,20 +347,27 @@ def _inflate(chunks: Iterator[bytes], kind: str, name: str) -> Iterator[bytes]:
         if kind == "gzip":
             yield from _gunzip(chunks)
         else:
-            yield from _unpack(chunks, bz2.BZ2Decompressor if kind == "bzip2"
-                               else lzma.LZMADecompressor)
-    except (OSError, EOFError, lzma.LZMAError, ValueError, zlib.error) as exc:
+            yield from _unpack(chunks, lambda: decompressor(kind))
+    except DECOMPRESS_ERRORS as exc:
         raise InputError(name, f"corrupt {kind} data: {exc}") from None
 
 
+def decompressor(kind: str) -> Any:
+    """A new incremental decompressor for one gzip member, bzip2 or xz stream (`kind` as
+    `compression` names it)."""
+    if kind == "gzip":
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    return bz2.BZ2Decompressor() if kind == "bzip2" else lzma.LZMADecompressor()
+
+
 def _gunzip(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    unit = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    unit = decompressor("gzip")
     for data in chunks:
         while data:
             if unit.eof:
                 if not data.strip(b"\x00"):
                     break
-                unit = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                unit = decompressor("gzip")
             out = unit.decompress(data, _CHUNK)
             data = unit.unused_data if unit.eof else unit.unconsumed_tail
             if out:

@@ -82,7 +82,7 @@ def reason(exc: OSError) -> str:
     return _REASONS.get(exc.errno or 0) or (exc.strerror or str(exc)).lower()
 
 
-def write_file(path: str | os.PathLike[str], data: bytes | str) -> None:
+def write_file(path: str | os.PathLike[str], data: bytes | memoryview | str) -> None:
     """Write all of `data` (text is UTF-8) to `path` by the rules of this module.
 
     Example:
@@ -123,11 +123,9 @@ def open_output(path: str | os.PathLike[str]) -> Iterator[Any]:
     name = os.fspath(path)
     sink = _sink(name)
     try:
-        with _as_output_error(name):
-            sink.open()
+        sink.open()
         yield sink.fh
-        with _as_output_error(name):
-            sink.commit()
+        sink.commit()
     except OSError as exc:
         sink.abort()
         if isinstance(exc, BrokenPipeError):
@@ -144,7 +142,7 @@ def write_figure(fig, path: str | os.PathLike[str], **savefig: object) -> None:
     ext = os.path.splitext(os.fspath(path))[1].lower().lstrip(".") or "png"
     buf = io.BytesIO()
     fig.savefig(buf, format=ext, **savefig)
-    write_file(path, buf.getvalue())
+    write_file(path, buf.getbuffer())
 
 
 def check_targets(files: Iterable[str | None] = (), folders: Iterable[str | None] = ()) -> None:
@@ -249,7 +247,7 @@ def _sink(path: str) -> "_Sink":
         raise OutputError(path, "it is a folder")
     if stat.S_ISREG(st.st_mode):
         real = os.path.realpath(path)
-        return _InPlace(path, real, st) if st.st_nlink > 1 else _Replace(path, real, st)
+        return _InPlace(path, real) if st.st_nlink > 1 else _Replace(path, real, st)
     if stat.S_ISSOCK(st.st_mode):
         return _Socket(path)
     return _Stream(path)
@@ -372,7 +370,7 @@ class _InPlace(_Sink):
     """A hard-linked regular file: the complete content goes into the same inode, after its
     space is reserved, so that every name of the file sees the new content."""
 
-    def __init__(self, name: str, real: str, st: os.stat_result) -> None:
+    def __init__(self, name: str, real: str) -> None:
         super().__init__(name)
         self.real = real
 
@@ -483,8 +481,7 @@ class _Replace(_Sink):
             os.close(fd)
 
     def abort(self) -> None:
-        super().abort()
-        self._close()
+        self._close()  # drops the writer's buffer as _Sink.abort does, and the descriptor
         if self.temp is not None:
             try:
                 os.unlink(self.temp)

@@ -16,7 +16,7 @@ from typing import Any
 
 from unjudged.errors import FormatError, InputError
 from unjudged.io._csv import csv_records
-from unjudged.io._source import data_lines, display_name, read_bytes
+from unjudged.io._source import data_lines, display_name, read_bytes, unify_line_ends
 
 GROUPS_LAYOUT = "lines of `run group`, or a CSV with `run` and `group` (or `team`) columns"
 
@@ -32,10 +32,10 @@ def read_groups(source: Any) -> dict[str, str]:
         return {str(k): str(v) for k, v in source.items()}
     name = display_name(source)
     try:
-        text = read_bytes(source).decode("utf-8-sig")
+        # CRLF and CR-only files too, and a byte order mark dropped
+        text = unify_line_ends(read_bytes(source)).decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(name, "not UTF-8 text, expected " + GROUPS_LAYOUT) from None
-    text = text.replace("\r\n", "\n").replace("\r", "\n")  # CRLF and CR-only files too
     first = next((line for line in text.split("\n") if line.strip()), "")
     if "," in first:
         return _from_csv(text, name)

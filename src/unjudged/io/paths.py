@@ -13,19 +13,18 @@ default issues an :class:`unjudged._notes.UnjudgedWarning`.
 
 from __future__ import annotations
 
-import bz2
 import dataclasses
 import glob
-import lzma
 import os
 import stat
-import zlib
 from collections import Counter
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Literal
 
 from unjudged._notes import note as warn
 from unjudged.errors import InputError
+from unjudged.io._source import (DECOMPRESS_ERRORS, compression, decompressor,
+                                 first_data_line)
 
 Notify = Callable[[str], None]
 NameMode = Literal["tag", "file"]
@@ -101,7 +100,7 @@ def not_a_run(path: str) -> str | None:
             return what
     if b"\x00" in head:
         return "binary data"
-    number, fields = _first_data_line(head, complete)
+    number, fields = first_data_line(head, complete)
     if number is None:
         return "no data lines" if complete else None
     if len(fields) < 6:
@@ -129,7 +128,7 @@ def first_tag(path: str) -> str | None:
     head, complete = _head(path)
     if head is None:
         return None
-    _, fields = _first_data_line(head, complete)
+    _, fields = first_data_line(head, complete)
     return fields[5].decode("utf-8", "replace") if fields and len(fields) >= 6 else None
 
 
@@ -153,7 +152,7 @@ def _head(path: str) -> tuple[bytes | None, bool]:
 def _head_of(path: str, mtime_ns: int, size: int) -> tuple[bytes | None, bool]:
     for want in (_FIRST_READ, _HEAD):
         head, complete = _read_head(path, want)
-        if head is None or complete or _first_data_line(head, False)[0] is not None:
+        if head is None or complete or first_data_line(head, False)[0] is not None:
             break
     return head, complete
 
@@ -165,35 +164,15 @@ def _read_head(path: str, want: int) -> tuple[bytes | None, bool]:
             whole = len(raw) < want or not fh.read(1)
     except OSError:
         return None, False
-    for magic, decompressor in ((b"\x1f\x8b", lambda: zlib.decompressobj(wbits=47)),
-                                (b"BZh", bz2.BZ2Decompressor),
-                                (b"\xfd7zXZ\x00", lzma.LZMADecompressor)):
-        if raw.startswith(magic):
-            unit = decompressor()
-            try:
-                text = unit.decompress(raw, want)  # no more: inflating costs time
-            except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
-                return None, False  # the reader names the corrupt data
-            return text, whole and unit.eof and len(text) < want
-    return raw, whole
-
-
-def _first_data_line(head: bytes, complete: bool) -> tuple[int | None, list[bytes]]:
-    """(number, fields) of the first line that is neither blank nor a comment; (None, [])
-    when the head holds none, or only the start of one. A lone CR ends a line too."""
-    head = head.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    start, number = 0, 1
-    while start < len(head):
-        end = head.find(b"\n", start)
-        if end < 0:
-            if not complete:
-                return None, []  # cut off by the head's end: unsure
-            end = len(head)
-        fields = head[start:end].split()
-        if fields and not fields[0].startswith(b"#"):
-            return number, fields
-        start, number = end + 1, number + 1
-    return None, []
+    kind = compression(raw)
+    if kind is None:
+        return raw, whole
+    unit = decompressor(kind)
+    try:
+        text = unit.decompress(raw, want)  # no more: inflating costs time
+    except DECOMPRESS_ERRORS:
+        return None, False  # the reader names the corrupt data
+    return text, whole and unit.eof and len(text) < want
 
 
 def file_names(paths: list[str]) -> list[str]:
@@ -303,15 +282,20 @@ class RunNamer:
 
     def settle(self, i: int, run: Any) -> Any:
         """Run i under its unique name (a renamed copy where the name had to change)."""
+        want = self.settle_name(i, run.name)
+        return run if run.name == want else dataclasses.replace(run, name=want)
+
+    def settle_name(self, i: int, own: str) -> str:
+        """The unique name of run i, which calls itself `own` once read."""
         want = self.names[i]
         if want is None:
-            want = run.name
+            want = own
             if want in self.taken:
                 want = _distinct(list(self.taken) + [self.files[i] or want])[-1]
-                self.notify(f"{self.files[i]} has the tag {run.name!r} of another run: "
+                self.notify(f"{self.files[i]} has the tag {own!r} of another run: "
                             f"named {want}")
             self.taken.add(want)
-        return run if run.name == want else dataclasses.replace(run, name=want)
+        return want
 
 
 def _own_name(source: Any, ahead: bool) -> str | None:
@@ -320,12 +304,17 @@ def _own_name(source: Any, ahead: bool) -> str | None:
     if kind == "Run":
         return source.name
     if kind == "DataFrame":
-        for col in ("run", "tag", "run_id"):
-            if col in source.columns and len(source):
-                return str(source[col].iloc[0])
-        return None
+        return frame_tag(source)
     if ahead and isinstance(source, (str, os.PathLike)) and str(source) != "-":
         return first_tag(os.fspath(source))
+    return None
+
+
+def frame_tag(frame: Any) -> str | None:
+    """A DataFrame run's name: its first row's run, tag or run_id column, if it has one."""
+    for col in ("run", "tag", "run_id"):
+        if col in frame.columns and len(frame):
+            return str(frame[col].iloc[0])
     return None
 
 

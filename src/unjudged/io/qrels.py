@@ -138,9 +138,9 @@ def _grades(column, path: str, data: Any, layout: Layout) -> np.ndarray:
         parts = [(vocab.to_pylist(), codes.astype(np.int64))]
     out, base = [], 0
     for values, codes in parts:
-        table = np.array([-1 if grade_value(v) is None else grade_value(v) for v in values] +
-                         [0], dtype=np.int64)
-        bad = np.array([grade_value(v) is None for v in values] + [True])
+        parsed = [grade_value(v) for v in values]  # once per distinct text
+        table = np.array([-1 if g is None else g for g in parsed] + [0], dtype=np.int64)
+        bad = np.array([g is None for g in parsed] + [True])
         wrong = np.flatnonzero(bad[codes])  # codes of -1 (a null) pick the last entry
         if wrong.size:
             row = int(wrong[0])
@@ -155,19 +155,13 @@ def _grades(column, path: str, data: Any, layout: Layout) -> np.ndarray:
 
 def _number(value: Any, source: str) -> int:
     """A grade given as a Python value: an integer, or text by the file rules."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        number = int(value)
-    elif isinstance(value, (float, np.floating)) and float(value).is_integer():
-        number = int(value)
-    else:
-        problem = grade_problem(str(value))
-        if problem:
-            raise FormatError(source, None, f"{problem}, expected an integer grade")
-        number = int(str(value))
-    problem = grade_problem(str(number))
+    integral = (isinstance(value, (int, np.integer)) and not isinstance(value, bool)) or (
+        isinstance(value, (float, np.floating)) and float(value).is_integer())
+    text = str(int(value)) if integral else str(value)  # a number is then checked for range
+    problem = grade_problem(text)
     if problem:
         raise FormatError(source, None, f"{problem}, expected an integer grade")
-    return number
+    return int(text)
 
 
 def _from_frame(frame) -> Qrels:

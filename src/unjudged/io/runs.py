@@ -14,10 +14,11 @@ from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run, ranking_order
 from unjudged.errors import FormatError
 from unjudged.io._columns import HEAD_BYTES, TOPIC_TYPE, load_table
-from unjudged.io._source import data_lines, display_name
+from unjudged.io._source import data_lines, display_name, first_data_line
 from unjudged.io._validate import (RANKED_RUN, RUN, field_text, first_bad_float, first_bad_int,
                                    line_of_row, row_error, score_problem)
-from unjudged.io.paths import NameMode, Notify, RunNamer, expand_paths  # noqa: F401 (re-export)
+from unjudged.io.paths import (NameMode, Notify, RunNamer, expand_paths,  # noqa: F401
+                               frame_tag)
 from unjudged.policies import TieBreak
 
 RUN_LAYOUT = "qid Q0 docno rank score tag"
@@ -61,9 +62,8 @@ def _first_tag(head: bytes, text: Any = None) -> str:
     `head` is the start of the file; only its complete lines count (a tag cut in two would be
     another name). When they hold no data line, `text` (the file, or a function reading it)."""
     partial = len(head) >= HEAD_BYTES  # else the head is the whole file
-    if partial:
-        head = head[: max(head.rfind(b"\n"), head.rfind(b"\r")) + 1]
-    tag = next((f[5] for _, f in data_lines(head) if len(f) >= 6), None)
+    fields = first_data_line(head, complete=not partial)[1]
+    tag = fields[5] if len(fields) >= 6 else None
     if tag is None and partial and text is not None:
         data = text() if callable(text) else text
         tag = next((f[5] for _, f in data_lines(data) if len(f) >= 6), None)
@@ -229,12 +229,7 @@ def _from_frame(frame, name: str | None, ties: TieBreak, qrels: Qrels | None) ->
     d = _pick(frame, ("doc_id", "docno", "doc"), "document id")
     s = _pick(frame, ("score",), "score")
     rank = frame["rank"] if "rank" in frame.columns else None
-    tag = name
-    if tag is None:
-        for col in ("run", "tag", "run_id"):
-            if col in frame.columns and len(frame):
-                tag = str(frame[col].iloc[0])
-                break
+    tag = name if name is not None else frame_tag(frame)
     for column, what in ((q, "query id"), (d, "document id"), (s, "score")):
         missing = np.flatnonzero(frame[column].isna().to_numpy())
         if missing.size:

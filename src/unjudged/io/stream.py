@@ -19,9 +19,7 @@ import pyarrow as pa
 from unjudged.data._strings import topic_blocks
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import read_columns
-from unjudged.io._source import (BOM, LineLimit, _chain, _inflate, _raw_chunks, compression,
-                                 display_name, line_number_at, max_line_length, open_input,
-                                 too_long)
+from unjudged.io._source import BOM, display_name, open_input, text_chunks
 
 BLOCK_SIZE = 16 << 20  # bytes read at a time (a batch of topics is about this much text)
 
@@ -195,31 +193,22 @@ def _comes_back(blocks: tuple, rows: _Rows, seen: dict[str, int], path: str
 
 
 def _text(source: Any, path: str) -> Iterator[bytes]:
-    """The input's text in chunks: decompressed, every line ending in LF (CRLF and a lone CR
-    become LF, so line numbers stay), no line longer than max_line_length()."""
+    """The input's text in chunks (decompressed, no line over the limit: text_chunks), every
+    line ending in LF (CRLF and a lone CR become LF, so line numbers stay) and without a byte
+    order mark at its start."""
     fh, _, close = open_input(source)
     try:
-        chunks = _raw_chunks(fh, path, b"")
-        first = next(chunks, b"")
-        kind = compression(first)
-        if kind is not None:
-            chunks = _inflate(_chain(first, chunks), kind, path)
-            first = next(chunks, b"")
-        limit = max_line_length()
-        check, lines, cr = LineLimit(limit), 0, b""
-        if first.startswith(BOM):
-            first = first[len(BOM):]
-        for chunk in _chain(first, chunks):
-            over = check.check(chunk)
-            if over >= 0:
-                raise too_long(path, lines + line_number_at(cr + chunk, len(cr) + over), limit)
+        cr, first = b"", True
+        for chunk in text_chunks(fh, path):
+            if first and chunk.startswith(BOM):
+                chunk = chunk[len(BOM):]
+            first = False
             chunk = cr + chunk
             cr = b"\r" if chunk.endswith(b"\r") else b""  # a CRLF may go on in the next chunk
             if cr:
                 chunk = chunk[:-1]
             if b"\r" in chunk:
                 chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            lines += chunk.count(b"\n")
             yield chunk
         if cr:
             yield b"\n"

@@ -13,6 +13,17 @@ def pyplot():
     return plt
 
 
+def save_figure(fig, path, **savefig: object) -> None:
+    """Write `fig` to `path` through the one writer (format from the ending), then close it:
+    a figure is drawn for one file and never shown."""
+    from unjudged.io.atomic import write_figure
+
+    try:
+        write_figure(fig, path, **savefig)
+    finally:
+        pyplot().close(fig)
+
+
 def shown(name: object) -> str:
     r"""A name from the inputs as figure text: controls as escapes (no missing-glyph noise) and
     '$' escaped, so that a name is never parsed as (possibly invalid) math.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from unjudged.compare import RUN_KEYS, SUMMARY_KEYS, QrelsComparison
-from unjudged.io.atomic import write_figure
+from unjudged.report._mpl import save_figure
 from unjudged.report.rows import render_rows
 
 
@@ -99,8 +99,5 @@ def plot_comparison(cmp: QrelsComparison, path: str) -> str:
         handles, labels = ax.get_legend_handles_labels()
         ax.legend(handles[::-1], labels[::-1], fontsize=7, frameon=False, loc="upper right")
     fig.tight_layout()
-    try:
-        write_figure(fig, path, dpi=90)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, dpi=90)
     return path

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from unjudged.io.atomic import write_figure
-from unjudged.report._mpl import pyplot
+from unjudged.report._mpl import pyplot, save_figure
 
 _MARKERS = ("o", "s", "^", "D", "v", "P")
 
@@ -64,8 +63,5 @@ def plot_diversity_sampling(rows: list[dict[str, Any]], path: str, title: str | 
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    try:
-        write_figure(fig, path, dpi=80)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, dpi=80)
     return path

@@ -115,4 +115,4 @@ def write_samples(est, path: str) -> None:
             "measure": pa.array(measures, pa.string()),
             "samples": pa.array([x.tolist() for x in lists], pa.list_(pa.float64()))})
         pq.write_table(table, buf)
-    write_file(path, buf.getvalue())
+    write_file(path, buf.getbuffer())  # no second copy of the samples

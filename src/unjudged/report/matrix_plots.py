@@ -8,8 +8,9 @@ import os
 
 import numpy as np
 
-from unjudged.io.atomic import check_targets, make_folder, write_figure
+from unjudged.io.atomic import check_targets, make_folder
 from unjudged.matrix import DecisionMatrix
+from unjudged.report._mpl import save_figure
 from unjudged.report.names import derived_files
 
 FIGURE_KINDS = (".png", ".pdf", ".svg")
@@ -51,15 +52,9 @@ def plot_matrix(dm: DecisionMatrix, path: str, notify=None) -> list[str]:
     check_targets(targets)
     for family, target in zip(dm.families, targets):
         fig = _trend_figure(plt, dm, family)
-        try:
-            write_figure(fig, target, dpi=72)
-        finally:
-            plt.close(fig)
+        save_figure(fig, target, dpi=72)
     fig = _tau_figure(plt, dm)
-    try:
-        write_figure(fig, targets[-1], dpi=90)
-    finally:
-        plt.close(fig)
+    save_figure(fig, targets[-1], dpi=90)
     return targets
 
 

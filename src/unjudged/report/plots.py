@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from unjudged.io.atomic import check_targets, write_figure
-from unjudged.report._mpl import shown
+from unjudged.report._mpl import save_figure, shown
 from unjudged.report.names import derived_files
 
 _MARKS = (("nonrel", "tab:red", "--"), ("condensed", "tab:green", "-."),
@@ -33,10 +33,7 @@ def plot_estimates(est, path: str, measure: int = 0) -> list[str]:
     check_targets(targets)  # all of them, before the first is written
     for r, target in zip(drawn, targets):
         fig = _figure(plt, r, measure, est.point)
-        try:
-            write_figure(fig, target, dpi=110)
-        finally:
-            plt.close(fig)
+        save_figure(fig, target, dpi=110)
         written.append(target)
     return written
 
@@ -146,8 +143,5 @@ def plot_logo(sweep, path: str, measure: int = 0) -> str:
     for ax in axes[:, 0]:
         ax.set_ylabel("estimate, group left out")
     axes.flat[0].legend(fontsize=7, loc="upper left", markerscale=2)
-    try:
-        write_figure(fig, path, dpi=100)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, dpi=100)
     return path

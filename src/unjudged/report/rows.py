@@ -170,6 +170,6 @@ def write_table(rows: list[dict[str, Any]], path: str, decimals: int = 6) -> Non
 
         buf = io.BytesIO()
         pd.DataFrame(rows, columns=columns).to_parquet(buf, index=False)
-        write_file(path, buf.getvalue())
+        write_file(path, buf.getbuffer())
     else:
         write_file(path, render_rows(rows, columns, ending[1:], decimals=decimals))

@@ -9,8 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from unjudged.io.atomic import write_figure
-from unjudged.report._mpl import pyplot
+from unjudged.report._mpl import pyplot, save_figure
 
 _STATS = (("tau", "Kendall's tau"), ("rho", "Pearson's rho"), ("rmse", "RMS error"))
 _STYLES = ("-", "--", ":", "-.")
@@ -53,10 +52,7 @@ def plot_sampling(rows: list[dict[str, Any]], path: str, runs: str = "all") -> s
     fig.suptitle(f"Estimates on sampled judgments against the complete judgments ({runs} runs)",
                  fontsize=11)
     fig.tight_layout()
-    try:
-        write_figure(fig, path, dpi=80)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, dpi=80)
     return path
 
 
@@ -95,8 +91,5 @@ def plot_scatter(sweep, path: str, estimator: int = 0, trial: int = 0) -> str:
     for ax in axes.ravel()[len(sets):]:
         ax.set_visible(False)
     fig.tight_layout()
-    try:
-        write_figure(fig, path, dpi=80)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, dpi=80)
     return path

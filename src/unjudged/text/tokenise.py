@@ -102,17 +102,17 @@ def read_stopwords(path: str) -> frozenset[str]:
     A binary file or one that is not UTF-8 is a FormatError: its "words" would silently drop
     nothing, or the wrong things.
     """
-    from unjudged.io._source import read_bytes
+    from unjudged.io._source import line_number_at, read_bytes
 
     data = read_bytes(path)
-    try:
-        if b"\x00" in data:
-            raise UnicodeDecodeError("utf-8", data, data.index(b"\x00"), 1, "NUL byte")
-        return frozenset(data.decode("utf-8").lower().split())
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise FormatError(path, line, "not UTF-8 text, expected stop words separated by "
-                          "blanks") from None
+    bad = data.find(b"\x00")
+    if bad < 0:
+        try:
+            return frozenset(data.decode("utf-8").lower().split())
+        except UnicodeDecodeError as exc:
+            bad = exc.start
+    raise FormatError(path, line_number_at(data, bad), "not UTF-8 text, expected stop words "
+                      "separated by blanks")
 
 
 def _stemmer(language: str):
