@@ -80,7 +80,7 @@ def warm(paths):
 # ------------------------------------------------------------------------------- package
 
 def time_package(args, run_files):
-    from unjudged._estimate import estimate_runs
+    from unjudged.engine.estimate import estimate_runs
     from unjudged.io import read_qrels, read_runs
     from unjudged.measures import parse_measures
 
@@ -115,7 +115,7 @@ def time_package(args, run_files):
 def time_package_on(pairs, tops, args):
     """The package on exactly the sampled pairs: one small run per run name holding only its
     sampled topics' top 10 (streams depend on the names only, so the draws are the same)."""
-    from unjudged._estimate import estimate_runs
+    from unjudged.engine.estimate import estimate_runs
     from unjudged.io import read_qrels, read_run
     from unjudged.measures import parse_measures
 

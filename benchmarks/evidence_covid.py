@@ -32,12 +32,12 @@ from pathlib import Path
 
 import numpy as np
 
-from unjudged._estimate import estimate_runs
-from unjudged._evaluate import score
+from unjudged.engine.estimate import estimate_runs
+from unjudged.engine.score import score
 from unjudged.data.judged import PAD, judge
 from unjudged.io import read_qrels, read_runs
 from unjudged.measures import parse_measures
-from unjudged.strategies.stats import cross_validated_quantile, point_estimate
+from unjudged.strategies.summaries import cross_validated_quantile, point_estimate
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -19,7 +19,7 @@ from unjudged.cli import main
 from unjudged.errors import FormatError
 from unjudged.io.groups import read_groups
 from unjudged.io.paths import first_tag, not_a_run
-from unjudged.strategies.stats import mode, summarise
+from unjudged.strategies.summaries import mode, summarise
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 a 1\n"
 RUN = "1 Q0 a 1 3.0 good\n1 Q0 x 2 2.0 good\n2 Q0 a 1 1.0 good\n"
@@ -102,7 +102,7 @@ def test_report_of_a_run_from_stdin(inputs, tmp_path):
 @pytest.mark.parametrize("run", [{"7": {"a": 1.0}}, {}])
 def test_api_warns_of_a_run_with_no_common_topic(run):
     import unjudged
-    from unjudged._notes import UnjudgedWarning
+    from unjudged.errors import UnjudgedWarning
 
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")

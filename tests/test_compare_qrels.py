@@ -12,7 +12,7 @@ import pytest
 from collection import write_collection
 from shared_data import COVID1, DATA, need
 
-from unjudged.compare import QrelsComparison, compare_qrels
+from unjudged.analysis.compare import QrelsComparison, compare_qrels
 
 # --- compare_qrels on a hand-worked collection ---------------------------------------------------
 

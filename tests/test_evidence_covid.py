@@ -56,8 +56,8 @@ def _r4(x: float) -> float:
 
 def test_deterministic_strategies_against_complete_qrels(evidence):
     ev, setup = evidence
-    from unjudged._estimate import estimate_runs
-    from unjudged._evaluate import score
+    from unjudged.engine.estimate import estimate_runs
+    from unjudged.engine.score import score
     from unjudged.io import read_qrels
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies

@@ -23,10 +23,10 @@ from unjudged.cli import main
 from unjudged.data.judged import judge
 from unjudged.data.sampled import SampledQrels, judge_sampled
 from unjudged.errors import FormatError
-from unjudged.inference import infer, infer_runs, normal_interval
-from unjudged.inference_bootstrap import Replicates, bootstrap_values
-from unjudged.inference_counts import infndcg_variance
-from unjudged.inference_infap import infap_variance, xinfap_variance
+from unjudged.inference.infer import infer, infer_runs, normal_interval
+from unjudged.inference.rescaling import Replicates, bootstrap_values
+from unjudged.inference.counts import infndcg_variance
+from unjudged.inference.infap import infap_variance, xinfap_variance
 from unjudged.io import read_qrels, read_run
 from unjudged.io.sampled import build_sampled_qrels, format_sampled_qrels, read_sampled_qrels
 from unjudged.measures import parse_measure, parse_measures

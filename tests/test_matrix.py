@@ -14,11 +14,11 @@ from collection import write_collection
 from scipy import stats
 from shared_data import COVID1, need
 
-from unjudged._evaluate import score
+from unjudged.engine.score import score
 from unjudged.cli import main
 from unjudged.io import read_qrels, read_runs
-from unjudged.matrix import classify, comparison_intervals, decision_matrix
-from unjudged.matrix_baseline import assessment_measures, baseline_comparison
+from unjudged.analysis.matrix import classify, comparison_intervals, decision_matrix
+from unjudged.analysis.baseline import assessment_measures, baseline_comparison
 from unjudged.measures import parse_measures
 from unjudged.policies import Policies
 

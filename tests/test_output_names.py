@@ -14,11 +14,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from unjudged._estimate import estimate_runs
-from unjudged._evaluate import score
+from unjudged.engine.estimate import estimate_runs
+from unjudged.engine.score import score
 from unjudged.cli import main
 from unjudged.io import read_qrels, read_run
-from unjudged.judgments import judgment_stats
+from unjudged.judgments.stats import judgment_stats
 from unjudged.measures import parse_measures
 from unjudged.report.names import derived_files, file_stems
 from unjudged.report.plots import plot_estimates
@@ -198,7 +198,7 @@ def test_table_titles_keep_their_lines_and_escape_names():
 
 def test_report_figures_of_colliding_run_names_stay_apart(tmp_path, capsys, monkeypatch):
     from unjudged.report.html import figures, render_report
-    from unjudged.report_data import build_report
+    from unjudged.analysis.report_data import build_report
 
     for drawing in ("leaderboard_figure", "panel_figure", "judgments_figure", "coverage_figure"):
         monkeypatch.setattr(figures, drawing, lambda *a, **k: b"\x89PNG")  # names, not images

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from unjudged._estimate import estimate_runs
+from unjudged.engine.estimate import estimate_runs
 from unjudged.cli import main
 from unjudged.errors import FormatError, UnjudgedError
 from unjudged.io import read_qrels, read_run

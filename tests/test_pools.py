@@ -10,11 +10,11 @@ from click.testing import CliRunner
 
 from shared_data import COVID1, DATA, need
 from unjudged.cli import main
-from unjudged._coverage import coverage
+from unjudged.judgments.coverage import coverage
 from unjudged.errors import InputError
 from unjudged.io import read_qrels, read_run
 from unjudged.io.groups import read_groups
-from unjudged.pooling import build_pool, pool_lines
+from unjudged.judgments.pools import build_pool, pool_lines
 
 A = read_run({"1": {"d1": 5, "d2": 4, "d3": 3, "d4": 2}, "2": {"e1": 2, "e2": 1}}, name="a")
 B = read_run({"1": {"d2": 5, "d5": 4, "d1": 3}, "2": {"e3": 1}}, name="b")

@@ -40,7 +40,7 @@ from unjudged.io.sampled import read_sampled_qrels  # noqa: E402
 from unjudged.trec_eval._run import read_zscores  # noqa: E402
 
 try:  # the streaming evaluation of issue 15, item 16
-    from unjudged.stream_eval import evaluate_stream
+    from unjudged.engine.stream import evaluate_stream
 except ImportError:  # pragma: no cover -- not there yet
     evaluate_stream = None
 
@@ -423,7 +423,7 @@ def test_streaming_evaluation_gives_the_reference_values(data, block):
     """`--stream` reads a run a block of bytes at a time (here tiny blocks): the same values,
     or the first bad line (or the line where a topic comes back: it needs runs grouped)."""
     if evaluate_stream is None:
-        pytest.skip("unjudged.stream_eval is not there yet")
+        pytest.skip("unjudged.engine.stream is not there yet")
     parsed = regrouped(ref.parse_run(data))
     judged = [(q, d, i % 3) for i, (q, d, _) in enumerate(parsed.rows) if i % 2 == 0]
     qrels = "".join(f"{q} 0 {d} {g}\n" for q, d, g in judged or [("q", "d", 1)]).encode(
@@ -502,7 +502,7 @@ STREAM_CASES = [b"1 Q0 a 1 1 r\n1 Q0 b 2 1x r\n2 Q0 a 1 1 r\n1 Q0 c 3 1 r\n",
 def test_streaming_names_the_first_bad_line_before_a_topic_comes_back():
     """A bad line (line 2) before the line where a topic comes back (line 4) is the one named."""
     if evaluate_stream is None:
-        pytest.skip("unjudged.stream_eval is not there yet")
+        pytest.skip("unjudged.engine.stream is not there yet")
     failures = []
     with tempfile.TemporaryDirectory() as folder:
         run_path, qrels_path = os.path.join(folder, "run.txt"), os.path.join(folder, "q.txt")

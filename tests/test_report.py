@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from unjudged.cli import main
 from unjudged.io import read_qrels, read_run
-from unjudged.report_data import build_report
+from unjudged.analysis.report_data import build_report
 
 sys.path.insert(0, str(Path(__file__).parent))
 from collection import write_collection  # noqa: E402
@@ -139,7 +139,7 @@ def test_cli_bad_input_writes_nothing(tmp_path):
 
 def test_covid_subset(tmp_path):
     root = need(COVID1)
-    from unjudged._evaluate import score
+    from unjudged.engine.score import score
     from unjudged.io import read_runs
     from unjudged.measures import parse_measures
 

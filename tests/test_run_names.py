@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import unjudged
-from unjudged._notes import UnjudgedWarning
+from unjudged.errors import UnjudgedWarning
 from unjudged.cli import main
 from unjudged.errors import InputError
 from unjudged.io import read_run
@@ -220,7 +220,7 @@ def test_names_are_always_distinct(runs, mode):
 
 
 def test_compare_qrels_takes_runs_by_name_and_numbers_unnamed_ones():
-    from unjudged.compare import compare_qrels
+    from unjudged.analysis.compare import compare_qrels
 
     named = compare_qrels({"x": RUN_A, "y": RUN_B}, Q, {"1": {"b": 1}}, "P@1")
     assert named.runs == ["x", "y"]

@@ -14,7 +14,7 @@ from collection import write_collection
 from unjudged.cli import main
 from unjudged.io import read_qrels, read_run
 from unjudged.io.sampled import format_sampled_qrels, read_sampled_qrels
-from unjudged.sampling import (NEVER, allocate, best_ranks, judged_universe, parse_design,
+from unjudged.judgments.sampling import (NEVER, allocate, best_ranks, judged_universe, parse_design,
                                sample_qrels, uniform_twin)
 
 # topic 1: seven judged documents (d8 is pooled but unjudged: outside the universe); topic 2: four

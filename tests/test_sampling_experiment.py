@@ -19,12 +19,12 @@ from unjudged.cli import main
 from unjudged.experiments.sampling import (SamplingSweep, read_contributing,
                                            sampling_experiment, target_of)
 from unjudged.experiments.sampling_stats import accuracy, sampling_details, sampling_table
-from unjudged.inference import infer
+from unjudged.inference.infer import infer
 from unjudged.io import read_qrels, read_run
 from unjudged.io.runs import read_runs
 from unjudged.measures import parse_measures
 from unjudged.parallel import ProcessExecutor, SerialExecutor
-from unjudged.sampling import (best_ranks, judged_universe, parse_design, sample_qrels,
+from unjudged.judgments.sampling import (best_ranks, judged_universe, parse_design, sample_qrels,
                                uniform_twin)
 
 

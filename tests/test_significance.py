@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from unjudged.significance import (METHODS, anova, anova_rm, paired_test, pairwise_tests,
+from unjudged.stats.significance import (METHODS, anova, anova_rm, paired_test, pairwise_tests,
                                    significance_matrix)
-from unjudged.significance_stats import adjust, sign_rows, t_rows
-from unjudged.significance_tukey import studentized_range_sf
+from unjudged.stats.paired import adjust, sign_rows, t_rows
+from unjudged.stats.tukey import studentized_range_sf
 
 A = [0.5, 0.6, 0.7, 0.8]
 B = [0.4, 0.4, 0.5, 0.5]  # differences 0.1, 0.2, 0.2, 0.3
@@ -116,7 +116,7 @@ def test_bootstrap_seeded_percentile_interval_and_agreement_with_t():
 
 
 def test_resampling_tests_against_a_plain_loop_over_the_same_design():
-    from unjudged.significance_resampling import bootstrap_design, flip_design
+    from unjudged.stats.resampling import bootstrap_design, flip_design
     d = _runs(n=25)[2] - _runs(n=25)[0]
     t_obs = d.mean() / (d.std(ddof=1) / 5)
     counts = bootstrap_design(25, 300, 7)
@@ -228,8 +228,8 @@ def test_pairwise_is_deterministic_and_chunking_free(monkeypatch):
     for method in ("randomisation", "bootstrap"):
         a = pairwise_tests(s, range(8), method, seed=4, n_resamples=500)
         assert a == pairwise_tests(s, range(8), method, seed=4, n_resamples=500)
-        import unjudged.significance_pairs as sp
-        import unjudged.significance_resampling as rs
+        import unjudged.stats.pairs as sp
+        import unjudged.stats.resampling as rs
         monkeypatch.setattr(sp, "CHUNK_CELLS", 24)
         monkeypatch.setattr(rs, "CHUNK_CELLS", 1000)
         b = pairwise_tests(s, range(8), method, seed=4, n_resamples=500)

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from unjudged._estimate import estimate_run, estimate_runs
+from unjudged.engine.estimate import estimate_run, estimate_runs
 from unjudged.data.judged import judge
 from unjudged.io import read_qrels, read_run
 from unjudged.measures import Measure, families, parse_measures
 from unjudged.strategies import bootstrap as bs
 from unjudged.strategies import fill
-from unjudged.strategies.stats import (cross_validated_quantile, fit_quantile, mode,
+from unjudged.strategies.summaries import (cross_validated_quantile, fit_quantile, mode,
                                        point_estimate, summarise)
 
 L2 = math.log2

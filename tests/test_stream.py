@@ -14,14 +14,14 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from unjudged._evaluate import score
+from unjudged.engine.score import score
 from unjudged.cli import main
 from unjudged.errors import FormatError, InputError
 from unjudged.io import read_qrels, read_run, set_max_line_length
 from unjudged.io.runs import read_runs
 from unjudged.measures import families, parse_measures
 from unjudged.policies import Policies
-from unjudged.stream_eval import evaluate_stream, score_stream
+from unjudged.engine.stream import evaluate_stream, score_stream
 
 sys.path.insert(0, str(Path(__file__).parent))
 from shared_data import DATA, TREC_EVAL, need  # noqa: E402
@@ -94,7 +94,7 @@ def test_generated_runs_stream_as_in_memory(tmp_path_factory, seed, block, pol, 
 def test_batches_scored_before_the_longest_ranking_are_scored_again(tmp_path, monkeypatch):
     """Rankings padded to a batch's width can sum differently from the whole run's: batches
     scored at a width the run turns out not to have are scored again, and agree."""
-    import unjudged.stream_eval as engine
+    import unjudged.engine.stream as engine
 
     rng = np.random.default_rng(7)
     path = tmp_path / "run.txt"

@@ -9,9 +9,23 @@ on stderr and exit code 2, never a traceback::
     ├── MeasureSpecError      unknown or malformed measure names (all of them at once)
     ├── IncompatibleInputsError  inputs that cannot be evaluated together
     └── OutputError           an output cannot be written (path and reason)
+
+Notes the library gives about its inputs without failing (a file skipped, a run renamed, a
+damaged cache rebuilt) are warnings of one category, :class:`UnjudgedWarning`, which the command
+line prints as ``unjudged: note: ...`` lines.
+
+Example:
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     note("skipped README: not a run file")
+    >>> [str(w.message) for w in seen]
+    ['skipped README: not a run file']
 """
 
 from __future__ import annotations
+
+import warnings
 
 
 class UnjudgedError(Exception):
@@ -58,3 +72,12 @@ class OutputError(UnjudgedError):
         self.path = path
         self.reason = reason
         super().__init__(f"cannot write {path or repr(path)}: {reason}")
+
+
+class UnjudgedWarning(UserWarning):
+    """Something about the inputs the user should know; the result is still sound."""
+
+
+def note(message: str) -> None:
+    """Issue `message` as an UnjudgedWarning (pointing at the library's caller)."""
+    warnings.warn(message, UnjudgedWarning, stacklevel=3)

@@ -97,7 +97,7 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         import warnings
 
-        from unjudged._notes import UnjudgedWarning
+        from unjudged.errors import UnjudgedWarning
         from unjudged.errors import UnjudgedError
 
         try:
@@ -114,7 +114,7 @@ class _Group(click.Group):
 
 def _show_note(message, category, filename, lineno, file=None, line=None) -> None:
     """The library's notes as one `unjudged: note:` line; other warnings as Python shows them."""
-    from unjudged._notes import UnjudgedWarning
+    from unjudged.errors import UnjudgedWarning
 
     if issubclass(category, UnjudgedWarning):
         say(f"unjudged: note: {message}")
@@ -186,7 +186,7 @@ def executor_from_options(jobs: int | None, dask: str | None):
 
 
 def _check_point(ctx, param, value):
-    from unjudged.strategies.stats import parse_point
+    from unjudged.strategies.summaries import parse_point
 
     try:
         parse_point(value)

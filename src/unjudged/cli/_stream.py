@@ -77,7 +77,7 @@ def stream_results(qrels_path, runs, measures, policies, *, names: str, strict: 
     from unjudged.cli._runs import Notes, check_topics
     from unjudged.io import read_qrels
     from unjudged.io.stream import BLOCK_SIZE
-    from unjudged.stream_eval import score_stream
+    from unjudged.engine.stream import score_stream
 
     _map_big_blocks()
     qrels = read_qrels(qrels_path)

@@ -44,7 +44,7 @@ def compare_qrels_cmd(orig_path, new_path, runs, measures, complete, rel_level, 
     """
     check_suffix(plot_path, PLOT_SUFFIXES, "--plot", any_case=True)
     lean_arrow()
-    from unjudged.compare import compare_qrels
+    from unjudged.analysis.compare import compare_qrels
     from unjudged.io import read_qrels
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies

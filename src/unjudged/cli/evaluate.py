@@ -52,7 +52,7 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
              test, alpha, stream, stream_block) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS."""
     lean_arrow()
-    from unjudged._evaluate import score
+    from unjudged.engine.score import score
     from unjudged.io import read_qrels
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies
@@ -76,7 +76,7 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
     if strategy == "nonrel":
         results = score(runs, q, ms, pol)
     else:
-        from unjudged._estimate import estimate_runs, strategy_results
+        from unjudged.engine.estimate import estimate_runs, strategy_results
 
         method = "guaranteed" if strategy.startswith("guaranteed") else strategy
         est = estimate_runs(progress(runs, "estimating"), q, ms, methods=[method],
@@ -84,7 +84,7 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
         results = strategy_results(est, strategy)
     text = render(results, fmt, per_topic=per_topic)
     if baseline is not None:
-        from unjudged.matrix_baseline import assessment_measures, baseline_comparison
+        from unjudged.analysis.baseline import assessment_measures, baseline_comparison
         from unjudged.report.matrix import render_baseline
 
         judged = score(runs, q, assessment_measures(ms), pol.but(judged_only=False))
@@ -129,7 +129,7 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     condensed lists, the comparable upper bound, bootstrapped distributions and guaranteed
     (not comparable) bounds."""
     lean_arrow()
-    from unjudged._estimate import check_methods, estimate_runs
+    from unjudged.engine.estimate import check_methods, estimate_runs
     from unjudged.io import read_qrels
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies
@@ -157,7 +157,7 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
                             point=point, policies=pol, executor=ex, desc="estimating",
                             keep_samples=bool(samples_path or plot_path or truth_path))
     if truth is not None:
-        from unjudged._estimate import fit_quantiles
+        from unjudged.engine.estimate import fit_quantiles
 
         for name, fit in fit_quantiles(est, kept, truth, pol).items():
             click.echo(f"unjudged: {name}: quantile {fit['level']:.2f} fitted on "
@@ -221,7 +221,7 @@ def measures_cmd(name) -> None:
               "unjudged-demo-report.html in the system's temporary folder].")
 def demo_cmd(measures, report_path) -> None:
     """Evaluate the TREC-COVID round-1 example shipped with the package."""
-    from unjudged._evaluate import score
+    from unjudged.engine.score import score
     from unjudged.data.examples import example_paths
     from unjudged.io import read_qrels, read_runs
     from unjudged.measures import parse_measures
@@ -235,7 +235,7 @@ def demo_cmd(measures, report_path) -> None:
     loaded = read_runs(runs, qrels=q)
     results = score(loaded, q, parse_measures(list(measures)))
     write_output(render(results, "table"), None)
-    from unjudged._estimate import estimate_runs
+    from unjudged.engine.estimate import estimate_runs
     from unjudged.report.estimates import render_estimates
 
     click.echo("\nHow far can nDCG@10 be trusted? The same runs under each strategy for "
@@ -243,7 +243,7 @@ def demo_cmd(measures, report_path) -> None:
     sys.stderr.flush()
     est = estimate_runs(loaded, q, parse_measures(["nDCG@10"]), b=2000, seed=0)
     write_output(render_estimates(est, "table"), None)
-    from unjudged._coverage import coverage
+    from unjudged.judgments.coverage import coverage
     from unjudged.report.pools import coverage_table
 
     click.echo("\nHow much of each run is judged? (unjudged coverage; round 1 pooled the top 7 "

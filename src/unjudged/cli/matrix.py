@@ -7,7 +7,7 @@ import click
 from unjudged.cli._base import SEED, lean_arrow, main, policy_options, progress, write_output
 from unjudged.cli._runs import cli_runs, run_options
 
-#: The tests of unjudged.significance (TESTS for one pair, METHODS for every pair), listed
+#: The tests of unjudged.stats.significance (TESTS for one pair, METHODS for every pair), listed
 #: here so that --help needs no numpy.
 PAIRED_TESTS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap")
 METHODS = ("anova-bonferroni", "anova-holm", "t-holm", "t-bonferroni", "tukey") + PAIRED_TESTS
@@ -77,7 +77,7 @@ def matrix_cmd(qrels, runs, families, depths, test, alpha, seed, ap_denominator,
 
     check_targets([output])  # before the figures are written
     from unjudged.io import read_qrels
-    from unjudged.matrix import decision_matrix
+    from unjudged.analysis.matrix import decision_matrix
     from unjudged.policies import Policies
     from unjudged.report.matrix import render_matrix
 

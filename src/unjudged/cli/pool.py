@@ -43,7 +43,7 @@ def pool_cmd(runs, depth, from_rank, exclude_path, groups_path, runs_per_group, 
     lean_arrow()
     from unjudged.io import read_qrels
     from unjudged.io.groups import read_groups
-    from unjudged.pooling import build_pool, pool_lines
+    from unjudged.judgments.pools import build_pool, pool_lines
     from unjudged.report.pools import pool_summary
 
     if from_rank > depth:
@@ -105,9 +105,9 @@ def coverage_cmd(qrels, runs, bands, pool_depth, unjudged_out, plot_path, ties, 
     """How much of each run QRELS judge: the judged fraction per rank band, the depth to which
     every topic is judged, which runs look pooled, and the unjudged documents each would add."""
     lean_arrow()
-    from unjudged._coverage import coverage
+    from unjudged.judgments.coverage import coverage
     from unjudged.io import read_qrels
-    from unjudged.pooling import pool_lines
+    from unjudged.judgments.pools import pool_lines
     from unjudged.report.pools import coverage_table
 
     check_suffix(plot_path, PLOT_SUFFIXES, "--plot")

@@ -31,7 +31,7 @@ def stats_cmd(qrels, rel_level, no_union, fmt, output) -> None:
     probably remain unfound. Negative grades are counted as unjudged, not as judged."""
     lean_arrow()
     from unjudged.io import read_qrels
-    from unjudged.judgments import judgment_stats
+    from unjudged.judgments.stats import judgment_stats
     from unjudged.report.qrels import render_stats, stats_warnings
 
     stats = judgment_stats([read_qrels(q) for q in qrels], rel_level=rel_level,
@@ -55,7 +55,7 @@ def merge_cmd(qrels, on_conflict, by_iteration, output) -> None:
     lean_arrow()
     from unjudged.io import read_qrels
     from unjudged.io.write import format_qrels
-    from unjudged.judgments import merge_qrels
+    from unjudged.judgments.stats import merge_qrels
 
     merged = merge_qrels([read_qrels(q) for q in qrels], on_conflict=on_conflict,
                          by_iteration=by_iteration)
@@ -74,7 +74,7 @@ def diff_cmd(a, b, listing, fmt, output) -> None:
     """Judgments added, removed and changed (regraded) going from qrels A to qrels B, per
     topic. The iteration column is ignored: a document's grade is its highest."""
     lean_arrow()
-    from unjudged.judgments import diff_qrels
+    from unjudged.judgments.stats import diff_qrels
     from unjudged.report.qrels import render_diff
 
     write_output(render_diff(diff_qrels(a, b), fmt, listing=listing), output)
@@ -102,7 +102,7 @@ def filter_cmd(qrels, topic_spec, topics_file, iterations, excluded, output) -> 
     lean_arrow()
     from unjudged.io import read_qrels
     from unjudged.io.write import format_qrels
-    from unjudged.judgments import filter_qrels, parse_topics, read_topics_file
+    from unjudged.judgments.stats import filter_qrels, parse_topics, read_topics_file
 
     topics = None
     if topic_spec is not None:

@@ -84,7 +84,7 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
     from unjudged.parallel import progress_bar
     from unjudged.policies import Policies
     from unjudged.report.html import render_report
-    from unjudged.report_data import build_report
+    from unjudged.analysis.report_data import build_report
 
     start = time.perf_counter()
     from unjudged.io.atomic import check_targets

@@ -52,7 +52,7 @@ def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, complete
     stratum; -1 = pooled, unjudged). Topic 'all' is the mean over topics (iNumRel and
     iNumRelRet: the sum)."""
     lean_arrow()
-    from unjudged.inference import infer_runs
+    from unjudged.inference.infer import infer_runs
     from unjudged.io.sampled import read_sampled_qrels
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies
@@ -71,7 +71,7 @@ def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, complete
 
 
 def _design(ctx, param, value):
-    from unjudged.sampling import parse_design
+    from unjudged.judgments.sampling import parse_design
 
     try:
         return [parse_design(v) for v in value] if param.multiple else parse_design(value)
@@ -114,7 +114,7 @@ def sample_cmd(qrels, runs, design, seed, trial, ties, names, strict, output) ->
     lean_arrow()
     from unjudged.io import read_qrels
     from unjudged.io.sampled import format_sampled_qrels
-    from unjudged.sampling import sample_qrels
+    from unjudged.judgments.sampling import sample_qrels
 
     q = read_qrels(qrels)
     loaded = list(cli_runs(runs, q, ties=ties, names=names, strict=strict)) \

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from unjudged.compare import kendall_tau, spearman_rho
+from unjudged.analysis.compare import kendall_tau, spearman_rho
 from unjudged.experiments.logo import RANGE_PERCENTILES, Sweep
-from unjudged.results import aggregate
+from unjudged.engine.results import aggregate
 
 #: Table 4's baselines and their markers (seed 000).
 PREDICTION_BASELINES = {"nonrel": "†", "upper": "‡", "condensed": "*"}
@@ -131,7 +131,7 @@ def _rms(e: np.ndarray) -> float:
 
 def _paired_p(a: np.ndarray, b: np.ndarray) -> float:
     """Two-sided p of a paired t-test over the units where both are known."""
-    from unjudged.significance import paired_test
+    from unjudged.stats.significance import paired_test
 
     keep = ~(np.isnan(a) | np.isnan(b))
     if keep.sum() < 2:

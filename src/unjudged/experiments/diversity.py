@@ -113,7 +113,7 @@ def subset_qrels(qrels: Qrels, keep: np.ndarray):
     """The diversity qrels made of the kept rows."""
     from unjudged.data.diversity import Subtopics
     from unjudged.io.diversity import as_diversity
-    from unjudged.judgments_edit import select_lines
+    from unjudged.judgments.edit import select_lines
 
     kept = select_lines(qrels, keep)
     return as_diversity(kept, Subtopics.build(kept))
@@ -192,7 +192,7 @@ def diversity_sampling(runs: Sequence[Run], qrels: Qrels, corpus_index: Any, *,
         >>> sorted(set(s.tau.ravel().tolist()))
         [1.0]
     """
-    from unjudged._evaluate import score
+    from unjudged.engine.score import score
     from unjudged.measures import parse_measures
     from unjudged.measures.divergence import parse_divergence
     from unjudged.parallel import make_executor
@@ -226,7 +226,7 @@ def diversity_sampling(runs: Sequence[Run], qrels: Qrels, corpus_index: Any, *,
 
 def estimator_scores(shared: _Shared, sampled: Qrels) -> np.ndarray:
     """(runs, estimators) summaries of every run on the sampled qrels."""
-    from unjudged._evaluate import score
+    from unjudged.engine.score import score
     from unjudged.measures.divergence import divergence_scores, subtopics_from_qrels
     from unjudged.policies import Policies
 
@@ -242,7 +242,7 @@ def estimator_scores(shared: _Shared, sampled: Qrels) -> np.ndarray:
 
 
 def _task(shared: _Shared, item: tuple[int, float, int]) -> np.ndarray:
-    from unjudged.compare_stats import kendall_tau
+    from unjudged.stats.correlation import kendall_tau
 
     i, level, rep = item
     keep = sample_judgments(shared.rows, level, shared.seed, rep, i)

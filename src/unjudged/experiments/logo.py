@@ -17,14 +17,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from unjudged._evaluate import score
+from unjudged.engine.score import score
 from unjudged.data.judged import PAD, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.io.groups import group_runs
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
-from unjudged.pooling import build_pool
+from unjudged.judgments.pools import build_pool
 
 #: Strategies in report order; bootstrap:PRIOR draws unjudged grades from that prior.
 STRATEGIES = ("nonrel", "condensed", "upper", "bootstrap:pool", "bootstrap:run",
@@ -153,7 +153,7 @@ def _best(truth, fraction: float) -> list[int]:
 
 def _task(shared: dict[str, Any], item: tuple[str, str]) -> dict[str, Any]:
     """All strategies for one run on its group's reduced qrels (runs in a worker)."""
-    from unjudged._estimate import estimate_run, judge_for
+    from unjudged.engine.estimate import estimate_run, judge_for
 
     group, name = item
     run = shared["runs"][name]
@@ -186,7 +186,7 @@ def _unjudged(judged, m: Measure) -> np.ndarray:
 
 
 def _stat_index() -> dict[str, int]:
-    from unjudged.strategies.stats import STATS
+    from unjudged.strategies.summaries import STATS
 
     return {s: i for i, s in enumerate(STATS)}
 

@@ -2,7 +2,7 @@
 sampled judgments recover the measures on the complete judgments.
 
 For each design (one level of incompleteness) and trial, the complete qrels are sampled
-(unjudged.sampling), every run is scored with each estimator on the sample and compared with
+(unjudged.judgments.sampling), every run is scored with each estimator on the sample and compared with
 its target measure on the complete qrels (xinfAP and infAP -> AP, infNDCG -> nDCG, iP@k -> P@k;
 any other measure -> itself, scored on the sample with unsampled documents non-relevant, the
 paper's "nDCG on random judgments"). A stratified design is also paired with a uniform sample of
@@ -31,7 +31,7 @@ from unjudged.errors import FormatError, IncompatibleInputsError, InputError
 from unjudged.io._csv import csv_records
 from unjudged.measures import REGISTRY, Measure, parse_measures
 from unjudged.policies import Policies
-from unjudged.sampling import (Design, best_ranks, judged_universe, parse_design, sample_qrels,
+from unjudged.judgments.sampling import (Design, best_ranks, judged_universe, parse_design, sample_qrels,
                                uniform_twin)
 
 #: estimators the paper compares (Figures 3-4): extended and plain infAP, infNDCG, and nDCG
@@ -114,7 +114,7 @@ def sampling_experiment(runs: Sequence[Run], qrels: Qrels, designs: Sequence[Des
         >>> s.truth[:, 0].tolist(), s.estimate[(0, "random")][0, :, 0].round(4).tolist()
         ([0.5, 0.5], [0.5, 0.5])
     """
-    from unjudged._evaluate import score
+    from unjudged.engine.score import score
     from unjudged.parallel import SerialExecutor
 
     start = time.perf_counter()
@@ -153,7 +153,7 @@ def sampling_experiment(runs: Sequence[Run], qrels: Qrels, designs: Sequence[Des
 
 def _trial(shared: dict[str, Any], item: tuple[int, int]) -> dict[str, Any]:
     """One trial of one design: its sample (and uniform twin) scored for every run."""
-    from unjudged.inference import infer_runs, normal_interval
+    from unjudged.inference.infer import infer_runs, normal_interval
 
     d, trial = item
     q, design, opts = shared["qrels"], shared["designs"][d], shared["options"]

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from unjudged.compare import kendall_tau
+from unjudged.analysis.compare import kendall_tau
 from unjudged.experiments.sampling import TOLERANCE, SamplingSweep
 
 COLUMNS = ["design", "judged", "judgments", "estimator", "target", "runs", "n_runs", "rmse",
@@ -113,7 +113,7 @@ def sampling_table(sweep: SamplingSweep) -> list[dict[str, Any]]:
 
 def _intervals(e, s, truth, covered, topics, level: float) -> dict[str, float]:
     """Coverage and KS columns; NaN for estimators without a variance."""
-    from unjudged.inference import z_value
+    from unjudged.inference.infer import z_value
 
     if not np.isfinite(s).any():
         return {k: np.nan for k in ("cover_topic", "cover_mean", "ks_d", "ks_p", "ks_runs")}

@@ -8,7 +8,7 @@ strictly. Run names are the first line's tag (`names="tag"`), or the file name
 ever print as the same row.
 
 Notes go to a `notify` callable (the command line prints them, or fails under --strict); the
-default issues an :class:`unjudged._notes.UnjudgedWarning`.
+default issues an :class:`unjudged.errors.UnjudgedWarning`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Literal
 
-from unjudged._notes import note as warn
+from unjudged.errors import note as warn
 from unjudged.errors import InputError
 from unjudged.io._source import (DECOMPRESS_ERRORS, compression, decompressor,
                                  first_data_line)

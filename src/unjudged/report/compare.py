@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from unjudged.compare import RUN_KEYS, SUMMARY_KEYS, QrelsComparison
+from unjudged.analysis.compare import RUN_KEYS, SUMMARY_KEYS, QrelsComparison
 from unjudged.report._mpl import save_figure
 from unjudged.report.rows import render_rows
 
@@ -21,7 +21,7 @@ def render_comparison(cmp: QrelsComparison, fmt: str = "table", *, top: int = 5,
     largest moves), or with `per_run` one line per (measure, run).
 
     Example:
-        >>> from unjudged.compare import compare_qrels
+        >>> from unjudged.analysis.compare import compare_qrels
         >>> cmp = compare_qrels([{"q": {"a": 2.0, "b": 1.0}}], {"q": {"a": 1}}, {"q": {"b": 1}},
         ...                     "P@1")
         >>> print(render_comparison(cmp, "csv"), end="")

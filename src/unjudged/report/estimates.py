@@ -7,10 +7,10 @@ import json
 
 import numpy as np
 
-from unjudged._estimate import expand_methods
+from unjudged.engine.estimate import expand_methods
 from unjudged.io.atomic import write_file
 from unjudged.report.rows import row_writer, safe_text
-from unjudged.strategies.stats import STATS
+from unjudged.strategies.summaries import STATS
 
 _LONG = ["run", "topic", "measure", "method", "value", *STATS]
 

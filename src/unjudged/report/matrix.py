@@ -1,11 +1,11 @@
 """Text of the decision matrix (`unjudged matrix`) and of runs against a baseline
-(`unjudged eval --baseline`). Presentation only: every number comes from `unjudged.matrix`.
+(`unjudged eval --baseline`). Presentation only: every number comes from `unjudged.analysis.matrix`.
 """
 
 from __future__ import annotations
 
-from unjudged.matrix import DecisionMatrix
-from unjudged.matrix_baseline import BASELINE_KEYS
+from unjudged.analysis.matrix import DecisionMatrix
+from unjudged.analysis.baseline import BASELINE_KEYS
 from unjudged.report.rows import render_rows
 
 SUMMARY_KEYS = ("measure", "depth", "runs", "pairs", "case_1", "case_2", "case_3", "case_4",
@@ -30,7 +30,7 @@ def render_matrix(dm: DecisionMatrix, fmt: str = "table", *, pairs: bool | None 
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
-        >>> from unjudged.matrix import decision_matrix
+        >>> from unjudged.analysis.matrix import decision_matrix
         >>> q = read_qrels({"t1": {"a": 1, "b": 0}, "t2": {"a": 1}})
         >>> rs = [read_run({"t1": {"a": 2, "b": 1}, "t2": {"a": 1}}, name="x"),
         ...       read_run({"t1": {"b": 2, "c": 1}, "t2": {"c": 1}}, name="y")]

@@ -9,7 +9,7 @@ import os
 import numpy as np
 
 from unjudged.io.atomic import check_targets, make_folder
-from unjudged.matrix import DecisionMatrix
+from unjudged.analysis.matrix import DecisionMatrix
 from unjudged.report._mpl import save_figure
 from unjudged.report.names import derived_files
 

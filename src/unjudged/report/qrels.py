@@ -1,6 +1,6 @@
 """Render judgment statistics and qrels differences: aligned tables, TSV, CSV, JSON lines.
 
-Presentation only: every number comes from `unjudged.judgments`.
+Presentation only: every number comes from `unjudged.judgments.stats`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def render_stats(stats, fmt: str = "table") -> str:
     side by side (as seed 003, Table 1), or one row per (qrels, topic) in tsv, csv or jsonl.
 
     Example:
-        >>> from unjudged.judgments import judgment_stats
+        >>> from unjudged.judgments.stats import judgment_stats
         >>> print(render_stats(judgment_stats({"1": {"a": 1, "b": 0}})), end="")
                <dict>
         topic  judged  g0  g1  frac_rel  !
@@ -57,7 +57,7 @@ def stats_warnings(stats) -> list[str]:
     """One line per qrels with topics flagged as more than a third relevant.
 
     Example:
-        >>> from unjudged.judgments import judgment_stats
+        >>> from unjudged.judgments.stats import judgment_stats
         >>> stats_warnings(judgment_stats({"1": {"a": 1}, "2": {"b": 0}}))
         ['1 of 2 topics in <dict> have more than a third relevant: 1']
     """
@@ -156,7 +156,7 @@ def render_diff(diff, fmt: str = "table", listing: bool = False) -> str:
     """Text of a `QrelsDiff`: the per-topic summary, or with `listing` each differing judgment.
 
     Example:
-        >>> from unjudged.judgments import diff_qrels
+        >>> from unjudged.judgments.stats import diff_qrels
         >>> print(render_diff(diff_qrels({"1": {"x": 1}}, {"1": {"x": 2, "z": 0}})), end="")
         topic  <dict>  <dict>#2  added  removed  changed
         1           1         2      1        0        1

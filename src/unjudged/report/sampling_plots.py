@@ -61,7 +61,7 @@ def plot_scatter(sweep, path: str, estimator: int = 0, trial: int = 0) -> str:
     judgments) against its actual mean, with its interval; dots for the runs that built the
     pool, pluses for the others; RMSE, tau and rho in the title."""
     from unjudged.experiments.sampling_stats import accuracy
-    from unjudged.inference import z_value
+    from unjudged.inference.infer import z_value
 
     plt = pyplot()
     sets = [(d, label) for d, label in sweep.samples if label == sweep.designs[d].kind]

@@ -6,7 +6,7 @@ import io
 import json
 
 from unjudged.report.rows import row_writer, safe_text
-from unjudged.results import Results
+from unjudged.engine.results import Results
 
 
 def _rows(results: Results, per_topic: bool, safe=str):

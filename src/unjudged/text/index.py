@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from unjudged._notes import note
+from unjudged.errors import note
 from unjudged.text.readers import SMART_FIELDS, read_docs
 from unjudged.text.tokenise import Tokeniser
 

@@ -9,7 +9,7 @@ from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.errors import MeasureSpecError, UnjudgedError
 from unjudged.policies import Policies
-from unjudged.results import aggregate
+from unjudged.engine.results import aggregate
 from unjudged.trec_eval._families import BY_NAME, FAMILIES, SETS, Family
 
 

@@ -3,7 +3,7 @@
     render_report(data, meta) -> Page     html text, the figures (PNG bytes), the tables
     page.write_pngs(dir), page.write_tables(dir)
 
-Everything shown comes from unjudged.report_data; every string from the input (run names,
+Everything shown comes from unjudged.analysis.report_data; every string from the input (run names,
 topic ids, file names, the command) is escaped, and images are inline data URIs so the file
 opens without network access.
 """
@@ -63,13 +63,13 @@ _HTML_UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 
 
 def render_report(data, meta: dict[str, Any], progress=None) -> Page:
-    """The page of `data` (unjudged.report_data.ReportData). `meta` has command, version,
+    """The page of `data` (unjudged.analysis.report_data.ReportData). `meta` has command, version,
     seed, b, elapsed (seconds) and inputs (file, sha256 dicts). `progress` (a tqdm bar or
     None) is advanced once per figure.
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
-        >>> from unjudged.report_data import build_report
+        >>> from unjudged.analysis.report_data import build_report
         >>> q = read_qrels({"t1": {"a": 1, "b": 0}, "t2": {"c": 1}})
         >>> rs = [read_run({"t1": {"a": 2}, "t2": {"c": 1}}, name="<script>"),
         ...       read_run({"t1": {"x": 2}, "t2": {"c": 1}}, name="b")]

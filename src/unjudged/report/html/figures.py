@@ -1,4 +1,4 @@
-"""The report's figures as PNG bytes. They draw numbers from unjudged.report_data; the only
+"""The report's figures as PNG bytes. They draw numbers from unjudged.analysis.report_data; the only
 arithmetic here is layout (sizes, bins of a histogram)."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import html
 import math
 from typing import Any
 
-#: (key, heading) of each table, in display order. Keys are the report_data row keys.
+#: (key, heading) of each table, in display order. Keys are the unjudged.analysis.report_data row keys.
 LEADERBOARD = [("rank", "rank"), ("run", "run"), ("score", "score"), ("judged", "Judged@k"),
                ("nonrel", "nonrel"), ("condensed", "condensed"), ("bootstrap", "bootstrap"),
                ("upper", "upper"), ("p5", "p5"), ("p95", "p95"), ("overlap", "overlap")]

@@ -1,6 +1,6 @@
 """Paired tests vectorised over the rows of a (pairs, topics) array of score differences.
 
-`unjudged.significance` is the public face; this module holds the kernels that let it test ten
+`unjudged.stats.significance` is the public face; this module holds the kernels that let it test ten
 thousand pairs of runs at once instead of calling scipy ten thousand times. Each kernel takes
 `d` of shape (m, n) (m pairs, n topics, d = a - b) and returns arrays of length m. Agreement
 with scipy's single-pair functions is checked in tests/test_significance.py.
@@ -138,7 +138,7 @@ def wilcoxon_rows(d: np.ndarray, alternative: str = "two-sided", zero_method: st
     """
     from scipy.stats import wilcoxon
 
-    from unjudged.significance_resampling import signed_rank_flips
+    from unjudged.stats.resampling import signed_rank_flips
 
     n = d.shape[-1]
     a = np.sort(np.abs(d), axis=-1)

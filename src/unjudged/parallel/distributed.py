@@ -9,7 +9,7 @@ import os
 from typing import Any, Callable, Iterable
 
 from unjudged.errors import UnjudgedError
-from unjudged.parallel import NOTHING, _PoolExecutor, _run_chunk, _sigint_ignored
+from unjudged.parallel.base import NOTHING, _PoolExecutor, _run_chunk, _sigint_ignored
 
 
 class DaskExecutor(_PoolExecutor):

@@ -19,8 +19,8 @@ import numpy as np
 
 from unjudged.data.qrels import Qrels
 from unjudged.io.qrels import read_qrels
-from unjudged.judgments_diff import QrelsDiff, diff_qrels
-from unjudged.judgments_edit import (CONFLICT_RULES, filter_qrels, merge_qrels, parse_topics,
+from unjudged.judgments.diff import QrelsDiff, diff_qrels
+from unjudged.judgments.edit import (CONFLICT_RULES, filter_qrels, merge_qrels, parse_topics,
                                      qrels_labels, read_topics_file)
 
 __all__ = ["judgment_stats", "merge_qrels", "diff_qrels", "QrelsDiff", "filter_qrels",

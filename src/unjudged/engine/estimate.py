@@ -14,10 +14,10 @@ from unjudged.data.run import Run
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
 from unjudged.data.judged import PAD
-from unjudged.results import aggregate, aggregate_measures
+from unjudged.engine.results import aggregate, aggregate_measures
 from unjudged.strategies import bootstrap as bs
 from unjudged.strategies import fill
-from unjudged.strategies.stats import STATS, parse_point, point_estimate, summarise
+from unjudged.strategies.summaries import STATS, parse_point, point_estimate, summarise
 
 if TYPE_CHECKING:
     from unjudged.parallel import Executor
@@ -262,7 +262,7 @@ def _estimate_task(shared: tuple, run: Run) -> RunEstimate:
 
 def strategy_results(est: Estimates, method: str):
     """One strategy's values as evaluation Results (what `eval --unjudged` prints)."""
-    from unjudged.results import Results, RunResult
+    from unjudged.engine.results import Results, RunResult
 
     runs = []
     for r in est.runs:
@@ -296,7 +296,7 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] = M
         >>> df[df.topic == "all"][["method", "value"]].values.tolist()
         [['nonrel', 0.5], ['upper', 1.0]]
     """
-    from unjudged._evaluate import _as_runs, policies_from
+    from unjudged.engine.score import _as_runs, policies_from
     from unjudged.io import read_qrels
 
     pol = policies_from(policies, policy_kw)
@@ -317,7 +317,7 @@ def fit_quantiles(est: Estimates, runs: list[Run], truth: Qrels,
     the samples (keep_samples=True). Returns {measure: {level, cv_rmse, pairs}}; cv_rmse is
     the error when each fold of topics is predicted with the level fitted on the others.
     """
-    from unjudged.strategies.stats import cross_validated_quantile
+    from unjudged.strategies.summaries import cross_validated_quantile
 
     by_name = {r.name: r for r in runs}
     truths = [judge(by_name[r.run], truth, policies.but(complete=False)) for r in est.runs]

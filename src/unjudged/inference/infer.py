@@ -3,14 +3,14 @@
 How each measure's variance is estimated (method 'auto'):
 
 - infAP: the paper's formula (seed 002, section 2 and appendix) with the appendix's covariances
-  and a Laplace-smoothed proportion (inference_infap.py); it assumes the judged documents are
+  and a Laplace-smoothed proportion (infap.py); it assumes the judged documents are
   a uniform sample of the pool;
-- xinfAP: the same two components per stratum (inference_infap.py);
+- xinfAP: the same two components per stratum (infap.py);
 - iP, iNumRelRet, iNumRel: sums over strata of N_s times a sampled proportion, with the same
-  proportion variance; infNDCG: a delta-method variance of DCG / IDCG (inference_counts.py);
+  proportion variance; infNDCG: a delta-method variance of DCG / IDCG (counts.py);
 - iIPrec, and every measure above but infAP with method 'bootstrap': a stratified (Rao-Wu)
   bootstrap that resamples the sampled documents within each (topic, stratum)
-  (inference_bootstrap.py);
+  (rescaling.py);
 - any other measure: none (its interval is left empty).
 
 The formulas are the default because they are calibrated (docs/sampled-judgments.md): the
@@ -32,14 +32,14 @@ import numpy as np
 
 from unjudged.data.judged import Pool, evaluated_topics
 from unjudged.data.sampled import SampledQrels, as_sampled, judge_sampled
-from unjudged.inference_bootstrap import Replicates, bootstrap_values
-from unjudged.inference_counts import count_variance, infndcg_variance
-from unjudged.inference_infap import infap_variance, xinfap_variance
+from unjudged.inference.rescaling import Replicates, bootstrap_values
+from unjudged.inference.counts import count_variance, infndcg_variance
+from unjudged.inference.infap import infap_variance, xinfap_variance
 from unjudged.measures import Measure, parse_measures
 from unjudged.measures._common import level
 from unjudged.measures.inferred import WEIGHTED, stratum_totals
 from unjudged.policies import Policies
-from unjudged.results import aggregate
+from unjudged.engine.results import aggregate
 
 
 #: families whose variance has a formula (the rest of WEIGHTED is bootstrapped)
@@ -224,7 +224,7 @@ def infer(runs: Any, qrels: Any, measures: Any, *, level: float | None = 0.95, b
     """
     import pandas as pd
 
-    from unjudged._evaluate import _as_runs
+    from unjudged.engine.score import _as_runs
     from unjudged.io.sampled import read_sampled_qrels
 
     pol = (policies or Policies()).but(**policy_kw)

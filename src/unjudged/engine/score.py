@@ -8,7 +8,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from unjudged._notes import note
+from unjudged.errors import note
 
 from unjudged.data.diversity import judge_diversity, needs_subtopics
 from unjudged.data.judged import Judged, Pool, evaluated_topics, judge
@@ -18,7 +18,7 @@ from unjudged.errors import InputError
 from unjudged.io import read_qrels, read_run, read_runs
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
-from unjudged.results import Results, RunResult
+from unjudged.engine.results import Results, RunResult
 
 
 def _as_runs(runs: Any, ties: str, qrels: Qrels | None = None, names: str = "tag"

@@ -2,7 +2,7 @@
 
 Each count is a sum over strata of N_s times a sampled proportion, so its variance is
 sum_s N_s^2 var(q_s), with the Laplace-smoothed, finite-population-corrected proportion
-variance of inference_infap.py (where one or two sampled documents would otherwise claim an
+variance of infap.py (where one or two sampled documents would otherwise claim an
 exact proportion).
 
 infNDCG = DCG / IDCG, both estimated; like the paper (section 4, footnote 3) we take them as
@@ -24,7 +24,7 @@ import numpy as np
 
 from unjudged.data.judged import Judged
 from unjudged.data.sampled import SampledJudged, as_sampled, stratified_totals
-from unjudged.inference_infap import proportion_variance
+from unjudged.inference.infap import proportion_variance
 from unjudged.measures._common import discount, divide, level
 from unjudged.measures.dcg import gain_values
 from unjudged.measures.inferred import ideal_dcg, inferred_ndcg

@@ -1,27 +1,12 @@
-"""Executors: run one function over many items, in this process, in local processes or on Dask.
-
-``ex.map(fn, items, desc=None, shared=NOTHING, chunksize=None)`` returns fn(item), or
-fn(shared, item), for every item, in the order of `items`, whichever executor runs it. Tasks
-must be top-level (picklable) functions that do not depend on the worker running them; the
-executors add no randomness, so results never depend on the executor or the number of workers.
-A task's exception reaches the caller with its original type; of several, the first in input
-order. See docs/parallel.md.
-
-Example:
-    >>> with make_executor(jobs=1) as ex:
-    ...     ex.map(abs, [-2, 3, -1])
-    [2, 3, 1]
-"""
+"""What every executor shares: the Executor protocol, the serial executor, progress bars,
+chunking and failure handling of the pool-based executors (see unjudged.parallel)."""
 
 from __future__ import annotations
 
-import os
 import pickle
 import traceback
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Protocol
-
-from unjudged.errors import UnjudgedError
 
 
 class _Nothing:
@@ -31,7 +16,6 @@ class _Nothing:
 
 #: Default of `shared`: call fn(item) rather than fn(shared, item).
 NOTHING: Any = _Nothing()
-_WORKER_ARGS: tuple = ()  # (shared,) in a process worker, set by its pool's initializer
 
 # chunks per worker when `chunksize` is not given: enough to balance uneven tasks, few enough
 # that thousands of tiny tasks do not each pay a round trip
@@ -45,29 +29,6 @@ class Executor(Protocol):
     def __enter__(self) -> "Executor": ...
 
     def __exit__(self, *exc: Any) -> None: ...
-
-
-def make_executor(jobs: int | None = None, dask: str | None = None) -> "Executor":
-    """The executor for `--jobs` and `--dask`.
-
-    dask "local" starts a Dask cluster of `jobs` processes (default: one per CPU) on this
-    machine, "tcp://HOST:PORT" connects to a running scheduler (`jobs` is then ignored);
-    without dask, jobs=1 runs in this process and anything else in local processes (default:
-    one per CPU).
-
-    Example:
-        >>> with make_executor(jobs=2) as ex:
-        ...     ex.map(pow, [2, 3], shared=2)  # pow(2, 2), pow(2, 3)
-        [4, 8]
-    """
-    if jobs is not None and jobs < 1:
-        raise UnjudgedError(f"--jobs must be at least 1, not {jobs}")
-    if dask is not None:
-        from unjudged.parallel_dask import DaskExecutor
-
-        return DaskExecutor(dask, jobs)
-    jobs = jobs or os.cpu_count() or 1
-    return SerialExecutor() if jobs == 1 else ProcessExecutor(jobs)
 
 
 def progress_bar(total: int | None, desc: str | None):
@@ -163,19 +124,6 @@ def _run_chunk(fn: Callable[..., Any], chunk: list[Any], args: tuple = (),
         return _Failure.capture(exc, remote)
 
 
-def _run_in_worker(fn: Callable[..., Any], chunk: list[Any]) -> list[Any] | _Failure:
-    return _run_chunk(fn, chunk, _WORKER_ARGS)
-
-
-def _init_worker(args: tuple) -> None:
-    global _WORKER_ARGS
-    import signal
-
-    # Ctrl-C reaches the whole process group: only the parent handles it (and stops us)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER_ARGS = args
-
-
 class _PoolExecutor(_Context):
     """Chunking, progress and failure handling shared by the pool-based executors.
 
@@ -238,73 +186,6 @@ class _PoolExecutor(_Context):
             f.cancel()
 
 
-class ProcessExecutor(_PoolExecutor):
-    """Local worker processes (concurrent.futures).
-
-    The shared object reaches each worker once, through the pool's initializer (inherited
-    without pickling where processes fork); the pool starts at the first `map` and again when
-    a later `map` shares another object.
-
-    Example:
-        >>> with ProcessExecutor(2) as ex:
-        ...     ex.map(divmod, [7, 9], shared=100)  # divmod(100, 7), divmod(100, 9)
-        [(14, 2), (11, 1)]
-    """
-
-    def __init__(self, jobs: int) -> None:
-        self.jobs = jobs
-        self._pool = None
-        self._shared: Any = NOTHING
-
-    def _prepare(self, shared: Any) -> Callable[..., Any]:
-        from concurrent.futures import ProcessPoolExecutor
-
-        if self._pool is not None and shared is not NOTHING and shared is not self._shared:
-            self._pool.shutdown(wait=True)
-            self._pool = None
-        if self._pool is None:
-            self._shared = shared
-            args = () if shared is NOTHING else (shared,)
-            self._pool = ProcessPoolExecutor(self.jobs, initializer=_init_worker,
-                                             initargs=(args,))
-        task = _run_chunk if shared is NOTHING else _run_in_worker
-        return lambda fn, chunk: self._pool.submit(task, fn, chunk)
-
-    def __exit__(self, kind: Any, *exc: Any) -> None:
-        pool, self._pool, self._shared = self._pool, None, NOTHING
-        if pool is None:
-            return
-        if kind is not None:
-            # after an error or Ctrl-C nobody wants the running tasks: stop them now rather
-            # than wait (the pool keeps its processes only in a private attribute)
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                process.terminate()
-        pool.shutdown(wait=kind is None, cancel_futures=True)
-
-
-class ThreadExecutor(_PoolExecutor):
-    """Threads of this process, for tasks that release the GIL; nothing is copied.
-
-    Example:
-        >>> with ThreadExecutor(2) as ex:
-        ...     ex.map(len, ["a", "bc", "def"])
-        [1, 2, 3]
-    """
-
-    def __init__(self, jobs: int) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        self.jobs = jobs
-        self._pool = ThreadPoolExecutor(jobs)
-
-    def _prepare(self, shared: Any) -> Callable[..., Any]:
-        args = () if shared is NOTHING else (shared,)
-        return lambda fn, chunk: self._pool.submit(_run_chunk, fn, chunk, args, False)
-
-    def __exit__(self, kind: Any, *exc: Any) -> None:
-        self._pool.shutdown(wait=kind is None, cancel_futures=True)
-
-
 @contextmanager
 def _sigint_ignored():
     """Processes started inside inherit an ignored Ctrl-C (it survives exec): the terminal
@@ -320,12 +201,3 @@ def _sigint_ignored():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def __getattr__(name: str) -> Any:
-    # the Dask executor lives in its own module, loaded only when asked for
-    if name == "DaskExecutor":
-        from unjudged.parallel_dask import DaskExecutor
-
-        return DaskExecutor
-    raise AttributeError(f"module 'unjudged.parallel' has no attribute {name!r}")

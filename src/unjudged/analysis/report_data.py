@@ -19,11 +19,11 @@ from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
-from unjudged.strategies.stats import STATS
+from unjudged.strategies.summaries import STATS
 
 if TYPE_CHECKING:
-    from unjudged._coverage import Coverage
-    from unjudged._estimate import Estimates
+    from unjudged.judgments.coverage import Coverage
+    from unjudged.engine.estimate import Estimates
     from unjudged.parallel import Executor
 
 #: Rank bands of the collection view: the pool depth of TREC-COVID round 1 is 7, so the first
@@ -103,8 +103,8 @@ def _leaderboard(est: Estimates, res, judged, i: int, k: int) -> list[dict[str, 
 def _pairs(res, judged, order: list[str], baseline: str | None, seed: int) -> list[dict]:
     """Adjacent runs in rank order (the better as run, the next as baseline), or every run
     against `baseline`: differences, p-values and decision-matrix cases."""
-    from unjudged.matrix_baseline import baseline_comparison
-    from unjudged.results import Results
+    from unjudged.analysis.baseline import baseline_comparison
+    from unjudged.engine.results import Results
 
     by = {r.run: r for r in res.runs}
     jby = {r.run: r for r in judged.runs}
@@ -168,11 +168,11 @@ def build_report(runs: list[Run], qrels: Qrels, measures: list[str] | list[Measu
         >>> d.pairs["P@2"][0]["case"], d.judgments[-1]["warn"]
         (3, True)
     """
-    from unjudged._coverage import coverage
-    from unjudged._estimate import estimate_runs, strategy_results
-    from unjudged._evaluate import score
-    from unjudged.judgments import judgment_stats
-    from unjudged.matrix_baseline import assessment_measures, assessment_name
+    from unjudged.judgments.coverage import coverage
+    from unjudged.engine.estimate import estimate_runs, strategy_results
+    from unjudged.engine.score import score
+    from unjudged.judgments.stats import judgment_stats
+    from unjudged.analysis.baseline import assessment_measures, assessment_name
 
     ms = parse_measures(list(measures))
     if baseline is not None and baseline not in {r.name for r in runs}:

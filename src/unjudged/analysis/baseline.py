@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from unjudged.matrix import ASSESSMENT, WEAK_CASES, classify
+from unjudged.analysis.matrix import ASSESSMENT, WEAK_CASES, classify
 from unjudged.measures import Measure
-from unjudged.results import Results, RunResult
+from unjudged.engine.results import Results, RunResult
 
 #: Keys of each row, in the order reports show them.
 BASELINE_KEYS = ("run", "baseline", "measure", "value", "baseline_value", "diff", "p",
@@ -54,7 +54,7 @@ def _aligned(a: RunResult, b: RunResult) -> tuple[np.ndarray, np.ndarray]:
 
 def _test(a: np.ndarray, b: np.ndarray, test: str, seed: int) -> tuple[float, float]:
     """(mean of a - b, p-value); p 1 with fewer than two topics in common (nothing to test)."""
-    from unjudged.significance import paired_test
+    from unjudged.stats.significance import paired_test
 
     if len(a) < 2:
         return (float(np.mean(a - b)) if len(a) else float("nan")), 1.0
@@ -70,7 +70,7 @@ def baseline_comparison(results: Results, assessment: Results, baseline: str, *,
     the run as s1 and the baseline as s2. No correction for the number of runs compared.
 
     Example:
-        >>> from unjudged._evaluate import score
+        >>> from unjudged.engine.score import score
         >>> from unjudged.io import read_qrels, read_run
         >>> from unjudged.measures import parse_measures
         >>> q = read_qrels({"t1": {"a": 1}, "t2": {"b": 1}, "t3": {"c": 1}})

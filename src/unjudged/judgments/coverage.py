@@ -17,7 +17,7 @@ from unjudged.data.judged import PAD, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.policies import Policies
-from unjudged.pooling import JudgingPool, build_pool
+from unjudged.judgments.pools import JudgingPool, build_pool
 
 BANDS = ((1, 5), (6, 10), (11, 20), (21, 50), (51, 100))
 

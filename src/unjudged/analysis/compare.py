@@ -7,7 +7,7 @@
     rank_changes(x, y)               each system's rank under x and under y
     compare_qrels(runs, orig, new, measures) -> QrelsComparison
 
-The functions over score arrays live in `compare_stats` and take one score per system, higher
+The functions over score arrays live in `unjudged.stats.correlation` and take one score per system, higher
 is better; see there for what a tie means to each statistic.
 """
 
@@ -19,7 +19,7 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from unjudged.compare_stats import (DECIMALS, RankChanges, correlations, kendall_tau,
+from unjudged.stats.correlation import (DECIMALS, RankChanges, correlations, kendall_tau,
                                     rank_changes, ranks, spearman_rho, tau_ap)
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
@@ -42,7 +42,7 @@ class QrelsComparison:
 
     `orig[k, m]` and `new[k, m]` are run k's scores on measure m (averaged over topics as the
     policies say); `stats[name][m]` is a correlation between the two rankings (see
-    `compare_stats.correlations`; `orig` is tau_ap's reference). Measures where lower is better
+    `unjudged.stats.correlation.correlations`; `orig` is tau_ap's reference). Measures where lower is better
     are ranked with the order reversed.
 
     Example:
@@ -132,7 +132,7 @@ def compare_qrels(runs: Any, orig: Any, new: Any, measures: Any,
         >>> round(cmp.summary()[0]["kendall_tau"], 4)
         0.5
     """
-    from unjudged._evaluate import score
+    from unjudged.engine.score import score
     from unjudged.io import read_qrels
 
     pol = policies or Policies()
@@ -155,7 +155,7 @@ def _all_measures(measures: Any) -> bool:
 
 
 def _stream(runs: Any, pol: Policies, qrels: Qrels) -> Iterator[Run]:
-    from unjudged._evaluate import _as_runs, _named
+    from unjudged.engine.score import _as_runs, _named
     from unjudged.io.runs import iter_runs
 
     if isinstance(runs, dict) and runs and _named(runs):  # {name: run}

@@ -120,7 +120,7 @@ def best_ranks(qrels: Qrels, runs: Sequence[Run]) -> np.ndarray:
         >>> best_ranks(q, [r]).tolist() == [3, 1, NEVER]
         True
     """
-    from unjudged.pooling import build_pool
+    from unjudged.judgments.pools import build_pool
 
     out = np.full(qrels.keys.size, NEVER, dtype=np.int64)
     deepest = max((int(r.lengths().max(initial=0)) for r in runs), default=0)

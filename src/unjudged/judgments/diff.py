@@ -17,7 +17,7 @@ from unjudged.data._strings import arrow_of, intern_topics, numpy_of
 from unjudged.data.qrels import MISSING, Qrels
 from unjudged.io.qrels import read_qrels
 from unjudged.io.write import byte_ranks, string_array
-from unjudged.judgments_edit import qrels_labels
+from unjudged.judgments.edit import qrels_labels
 
 
 @dataclass

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from unjudged import significance_resampling as rs
-from unjudged import significance_stats as st
-from unjudged.significance_pairs import METHODS, PairResult, pair_arrays
+from unjudged.stats import resampling as rs
+from unjudged.stats import paired as st
+from unjudged.stats.pairs import METHODS, PairResult, pair_arrays
 
 TESTS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap")
 

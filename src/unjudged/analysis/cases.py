@@ -1,5 +1,5 @@
 """The decision matrix for a set of runs at one (measure, depth): the case of every pair of
-runs from two batches of pairwise tests (see `unjudged.matrix` for the cases).
+runs from two batches of pairwise tests (see `unjudged.analysis.matrix` for the cases).
 
     classify(perf_diff, perf_sig, assess_diff, assess_sig) -> cases (vectorised)
     compare_pairs(perf, assess, ...) -> Cell            every pair at one (measure, depth)
@@ -76,7 +76,7 @@ def pair_tests(scores: np.ndarray, test: str, alpha: float, seed: int,
                sign: float) -> tuple[np.ndarray, ...]:
     """Run `test` over every pair of rows of (runs, topics) scores: (a, b, diff, p,
     significant), pairs (a < b) in numpy.triu_indices order, diff turned by `sign`."""
-    from unjudged.significance_pairs import pair_arrays
+    from unjudged.stats.pairs import pair_arrays
 
     k = scores.shape[0]
     if k < 2:

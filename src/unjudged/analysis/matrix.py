@@ -17,7 +17,7 @@ pair falls into exactly one case (seed 001, Figure 3; `classify`):
 "Better" follows the measure (higher is better for P and AP); A is always higher = more judged.
 
     decision_matrix(runs, qrels, ["P", "AP"], [10, 100], ...) -> DecisionMatrix
-    classify, compare_pairs, comparison_intervals     (unjudged.matrix_pairs) the pieces
+    classify, compare_pairs, comparison_intervals     (unjudged.analysis.cases) the pieces
 
 Topics: every qrels topic, a topic a run lacks scoring 0 on both P and A (trec_eval -c), so
 all runs share one topic vector and the tests are paired. See docs/decision-matrix.md.
@@ -33,7 +33,7 @@ import numpy as np
 
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
-from unjudged.matrix_pairs import (ASSESSMENT, DEFAULT_TEST, WEAK_CASES, Cell, classify,
+from unjudged.analysis.cases import (ASSESSMENT, DEFAULT_TEST, WEAK_CASES, Cell, classify,
                                    compare_pairs, comparison_intervals, pair_tests)
 from unjudged.policies import Policies
 
@@ -130,7 +130,7 @@ class DecisionMatrix:
         """Kendall's tau-b between the runs ranked by the measure and by A_p at one depth
         (default: AP if present, else the first family, at the deepest depth): seed 001,
         4.2.4 (MAP against A_p@1000)."""
-        from unjudged.compare_stats import kendall_tau
+        from unjudged.stats.correlation import kendall_tau
 
         family = family or ("AP" if "AP" in self.families else self.families[0])
         depth = depth or max(self.depths)
@@ -165,7 +165,7 @@ def score_matrix(runs: Iterable[Run], qrels: Qrels, families: Sequence[str],
         >>> perf[0, :, 0, 0].tolist(), assess[:, 0, 0].tolist()
         ([0.5, 0.25], [0.5, 0.25])
     """
-    from unjudged._evaluate import score
+    from unjudged.engine.score import score
     from unjudged.errors import IncompatibleInputsError
 
     if denominator not in DENOMINATORS:
@@ -198,7 +198,7 @@ def decision_matrix(runs: Iterable[Run], qrels: Qrels, families: Sequence[str] =
                     progress: Progress | None = None) -> DecisionMatrix:
     """Score `runs` once at every depth and classify every pair of runs for each measure
     family (P, AP, ...) and depth; A_p@d is tested once per depth and shared by the families.
-    `test` is any method of `unjudged.significance.pairwise_tests`; `denominator` chooses
+    `test` is any method of `unjudged.stats.significance.pairwise_tests`; `denominator` chooses
     what A_p@d divides by (see `score_matrix`).
 
     Example:

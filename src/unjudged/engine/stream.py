@@ -1,7 +1,7 @@
 """Evaluate runs bigger than memory: a run grouped by topic is read and scored a batch of
 complete topics at a time, keeping only the per-topic values.
 
-The values are those of the in-memory path (`unjudged._evaluate.score`) to the last bit. That
+The values are those of the in-memory path (`unjudged.engine.score.score`) to the last bit. That
 path pads every ranking to the run's longest and every pool to the largest, and a sum over a
 row can round differently at another width. So each batch is scored at the widths the whole
 run most likely has (the longest ranking so far, the qrels' largest pool) and keeps, besides its
@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from unjudged.data.diversity import DiversityJudged, judge_diversity, needs_subtopics, subtopics_of
-from unjudged._evaluate import measure_values, policies_from
+from unjudged.engine.score import measure_values, policies_from
 from unjudged.data.judged import NONPOOL, PAD, Judged, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
@@ -32,7 +32,7 @@ from unjudged.io.runs import _NAMES, _first_tag, build_run
 from unjudged.io.stream import BLOCK_SIZE, TopicBatch, iter_topic_batches
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
-from unjudged.results import Results, RunResult
+from unjudged.engine.results import Results, RunResult
 
 #: progress(lines, topics) after each batch
 Progress = Callable[[int, int], None]

@@ -1,4 +1,4 @@
-"""Every pair of runs at once: the engine behind `unjudged.significance.pairwise_tests`.
+"""Every pair of runs at once: the engine behind `unjudged.stats.significance.pairwise_tests`.
 
 Pairs are (i, j) with i < j in row order (numpy.triu_indices). Differences are formed for a
 chunk of pairs at a time, (chunk, topics), and each test runs on the whole chunk, so 143 runs
@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from unjudged import significance_resampling as rs
-from unjudged import significance_stats as st
-from unjudged.significance_tukey import tukey_pairs
+from unjudged.stats import resampling as rs
+from unjudged.stats import paired as st
+from unjudged.stats.tukey import tukey_pairs
 
 METHODS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap", "t-bonferroni", "t-holm",
            "anova-bonferroni", "anova-holm", "tukey")
