@@ -79,7 +79,7 @@ def ranx_tool(qrels_path: str, run_paths: list[str]) -> dict:
 
 def ir_measures_tool(qrels_path: str, run_paths: list[str]) -> dict:
     import ir_measures
-    from ir_measures import AP, P, Bpref, Judged, nDCG
+    from ir_measures import AP, Bpref, Judged, P, nDCG
 
     measures = {P @ 10: "P@10", nDCG @ 10: "nDCG@10", AP: "AP", Bpref: "Bpref",
                 Judged @ 10: "Judged@10"}

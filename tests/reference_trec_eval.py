@@ -62,6 +62,7 @@ Conventions (all verified against trec_eval's golden outputs)
 from __future__ import annotations
 
 import math
+
 __all__ = [
     "read_qrels",
     "read_run",

@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from unjudged.analysis.compare import correlations, kendall_tau, rank_changes, ranks, spearman_rho, tau_ap
+from unjudged.analysis.compare import (
+    correlations,
+    kendall_tau,
+    rank_changes,
+    ranks,
+    spearman_rho,
+    tau_ap,
+)
 
 # --- hand-worked correlations -------------------------------------------------------------------
 

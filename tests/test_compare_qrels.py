@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from collection import write_collection
 from shared_data import COVID1, DATA, need
-
 from unjudged.analysis.compare import QrelsComparison, compare_qrels
 
 # --- compare_qrels on a hand-worked collection ---------------------------------------------------

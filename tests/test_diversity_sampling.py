@@ -12,8 +12,15 @@ from scipy.stats import kendalltau
 
 from unjudged.cli import main
 from unjudged.experiments import diversity
-from unjudged.experiments.diversity import (JudgmentRows, _Shared, _task, diversity_sampling,
-                                            estimator_scores, sample_judgments, subset_qrels)
+from unjudged.experiments.diversity import (
+    JudgmentRows,
+    _Shared,
+    _task,
+    diversity_sampling,
+    estimator_scores,
+    sample_judgments,
+    subset_qrels,
+)
 from unjudged.io import read_run
 from unjudged.io.diversity import read_diversity_qrels
 from unjudged.measures import parse_measures

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from shared_data import COVID1, DATA, need
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "evidence_covid.py"

@@ -49,7 +49,6 @@ from test_reader_differential import (  # noqa: E402
     regrouped,
     stream,
 )
-
 from unjudged import evaluate  # noqa: E402
 from unjudged.errors import UnjudgedError  # noqa: E402
 from unjudged.io import read_qrels, read_run  # noqa: E402
@@ -252,7 +251,7 @@ def mutate(rng: random.Random, data: bytes, kind: str) -> tuple[bytes, str]:
 
 
 @functools.cache
-def seeds_in(folder: Path) -> "Seeds":
+def seeds_in(folder: Path) -> Seeds:
     return Seeds(folder)
 
 

@@ -174,9 +174,8 @@ def test_grades_refused_with_their_line(tmp_path, grade, words):
     text = f"1 0 a 1\n\n1 0 b {grade}\n1 0 c 1\n".encode()
     for source in (tmp_path / "q",):
         source.write_bytes(text)
-        with _no_warnings():
-            with pytest.raises(FormatError) as err:
-                read_qrels(source)
+        with _no_warnings(), pytest.raises(FormatError) as err:
+            read_qrels(source)
         assert err.value.line == 3 and words in str(err.value), str(err.value)
         with pytest.raises(FormatError) as err:
             read_sampled_qrels(str(source))
@@ -364,7 +363,7 @@ def test_line_limit_in_chunks_finds_the_first_long_line(limit, parts, cuts):
             break
     check, found = LineLimit(limit), -1
     bounds = sorted({0, len(data), *(min(c, len(data)) for c in cuts)})
-    for a, b in zip(bounds, bounds[1:]):
+    for a, b in zip(bounds, bounds[1:], strict=True):
         over = check.check(data[a:b])
         if over >= 0:
             found = a + over

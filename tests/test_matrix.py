@@ -10,15 +10,15 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from collection import write_collection
 from scipy import stats
-from shared_data import COVID1, need
 
-from unjudged.engine.score import score
-from unjudged.cli import main
-from unjudged.io import read_qrels, read_runs
-from unjudged.analysis.matrix import classify, comparison_intervals, decision_matrix
+from collection import write_collection
+from shared_data import COVID1, need
 from unjudged.analysis.baseline import assessment_measures, baseline_comparison
+from unjudged.analysis.matrix import classify, comparison_intervals, decision_matrix
+from unjudged.cli import main
+from unjudged.engine.score import score
+from unjudged.io import read_qrels, read_runs
 from unjudged.measures import parse_measures
 from unjudged.policies import Policies
 
@@ -42,7 +42,7 @@ EXPECTED_VS_S = {"C1": 1, "C2": 2, "C3": 3, "C3b": 3, "W": 4}
 
 def _run_text(name: str, rel: list[int], non: list[int]) -> str:
     lines = []
-    for t, r, n in zip(TOPICS, rel, non):
+    for t, r, n in zip(TOPICS, rel, non, strict=True):
         docs = ([f"t{t}-r{i}" for i in range(r)] + [f"t{t}-n{i}" for i in range(n)]
                 + [f"t{t}-u{name}{i}" for i in range(4 - r - n)])
         lines += [f"{t} Q0 {d} {k + 1} {10 - k} {name}\n" for k, d in enumerate(docs)]
@@ -98,7 +98,7 @@ def test_each_case_by_hand_and_scipy(hand):
     assert np.allclose(dm.perf[0, 0], [_values(n)[0] for n in names])
     assert np.allclose(dm.assess[0], [_values(n)[1] for n in names])
     pairs = list(itertools.combinations(range(len(names)), 2))
-    assert list(zip(c.run_a.tolist(), c.run_b.tolist())) == pairs
+    assert list(zip(c.run_a.tolist(), c.run_b.tolist(), strict=True)) == pairs
     for k, (i, j) in enumerate(pairs):
         (pi, ai), (pj, aj) = _values(names[i]), _values(names[j])
         assert c.diff[k] == pytest.approx(np.mean(pi - pj))

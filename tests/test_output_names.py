@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from unjudged.cli import main
 from unjudged.engine.estimate import estimate_runs
 from unjudged.engine.score import score
-from unjudged.cli import main
 from unjudged.io import read_qrels, read_run
 from unjudged.judgments.stats import judgment_stats
 from unjudged.measures import parse_measures
@@ -55,7 +55,7 @@ def test_fifteen_hostile_run_names_give_fifteen_files(tmp_path, capsys, monkeypa
         assert open(w, "rb").read(4) == b"\x89PNG"
     note = capsys.readouterr().err
     assert note.count("unjudged: note:") == 1 and "\n" not in note.strip()
-    for w, n in zip(written, [r.run for r in est.runs]):
+    for w, n in zip(written, [r.run for r in est.runs], strict=True):
         if f"est-{n}.png" != os.path.basename(w):
             assert f"{w} <- {n!r}" in note
     assert "\x1b" not in note and "\u202e" not in note
@@ -71,10 +71,10 @@ def test_ordinary_names_keep_their_plain_file_names(capsys):
 @given(st.lists(st.text(max_size=12), min_size=1, max_size=12))
 def test_file_stems_are_distinct_safe_and_stable(names):
     stems = file_stems(names)
-    by_name = dict(zip(names, stems))
+    by_name = dict(zip(names, stems, strict=True))
     assert len({s.casefold() for s in by_name.values()}) == len(by_name)
     assert all(re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*", s) for s in stems)
-    assert all(by_name[n] == s for n, s in zip(names, stems))  # equal names, equal stems
+    assert all(by_name[n] == s for n, s in zip(names, stems, strict=True))  # equal names, equal stems
     assert file_stems(names) == stems
 
 
@@ -197,8 +197,8 @@ def test_table_titles_keep_their_lines_and_escape_names():
 
 
 def test_report_figures_of_colliding_run_names_stay_apart(tmp_path, capsys, monkeypatch):
-    from unjudged.report.html import figures, render_report
     from unjudged.analysis.report_data import build_report
+    from unjudged.report.html import figures, render_report
 
     for drawing in ("leaderboard_figure", "panel_figure", "judgments_figure", "coverage_figure"):
         monkeypatch.setattr(figures, drawing, lambda *a, **k: b"\x89PNG")  # names, not images

@@ -283,10 +283,9 @@ def test_failure_inside_the_block_leaves_the_old_content(tmp_path):
     for anonymous in (True, False):
         atomic.USE_O_TMPFILE, saved = anonymous and atomic.USE_O_TMPFILE, atomic.USE_O_TMPFILE
         try:
-            with pytest.raises(ZeroDivisionError):
-                with open_output(str(out)) as fh:
-                    fh.write(b"new" * 1_000_000)
-                    1 / 0
+            with pytest.raises(ZeroDivisionError), open_output(str(out)) as fh:
+                fh.write(b"new" * 1_000_000)
+                1 / 0
         finally:
             atomic.USE_O_TMPFILE = saved
     assert out.read_text() == "old\n" and os.listdir(tmp_path) == ["out.tsv"]
@@ -368,7 +367,7 @@ def test_anonymous_file_copied_out_where_it_cannot_be_linked(tmp_path, monkeypat
     out.chmod(0o640)
     write_file(str(out), "new\n" * 100_000)
     assert out.read_text() == "new\n" * 100_000 and stat.S_IMODE(out.stat().st_mode) == 0o640
-    assert atomic._NO_LINK == {out.stat().st_dev} and os.listdir(tmp_path) == ["out.tsv"]
+    assert {out.stat().st_dev} == atomic._NO_LINK and os.listdir(tmp_path) == ["out.tsv"]
     write_file(str(out), "again\n")  # named temporary files on this device from now on
     assert out.read_text() == "again\n" and os.listdir(tmp_path) == ["out.tsv"]
 

@@ -14,13 +14,18 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from unjudged.engine.estimate import estimate_runs
 from unjudged.cli import main
+from unjudged.engine.estimate import estimate_runs
 from unjudged.errors import FormatError, UnjudgedError
 from unjudged.io import read_qrels, read_run
 from unjudged.measures import parse_measures
-from unjudged.parallel import (DaskExecutor, ProcessExecutor, SerialExecutor, ThreadExecutor,
-                               make_executor)
+from unjudged.parallel import (
+    DaskExecutor,
+    ProcessExecutor,
+    SerialExecutor,
+    ThreadExecutor,
+    make_executor,
+)
 
 sys.path.insert(0, str(Path(__file__).parent))
 from collection import write_collection  # noqa: E402
@@ -133,13 +138,12 @@ def test_make_executor_picks_by_options(monkeypatch):
 def test_interrupt_stops_the_workers_at_once():
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     start = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        with ProcessExecutor(2) as ex:
-            # the pool is started (and its workers ignore Ctrl-C) before the timer runs, so the
-            # interrupt cannot fall into the start of the workers on a busy machine
-            assert ex.map(cube, range(4), chunksize=1) == [0, 1, 8, 27]
-            timer.start()
-            ex.map(sleepy, range(4), chunksize=1)
+    with pytest.raises(KeyboardInterrupt), ProcessExecutor(2) as ex:
+        # the pool is started (and its workers ignore Ctrl-C) before the timer runs, so the
+        # interrupt cannot fall into the start of the workers on a busy machine
+        assert ex.map(cube, range(4), chunksize=1) == [0, 1, 8, 27]
+        timer.start()
+        ex.map(sleepy, range(4), chunksize=1)
     assert time.monotonic() - start < 10  # the sleeping worker was stopped, not awaited
     assert ex._pool is None
 
@@ -170,7 +174,7 @@ def test_estimates_identical_on_every_executor(executor):
     serial = estimate_runs(runs, qrels, ms, b=300, seed=3, keep_samples=True)
     other = estimate_runs(runs, qrels, ms, b=300, seed=3, keep_samples=True, executor=executor)
     assert [r.run for r in other.runs] == [f"r{i}" for i in range(5)]
-    for a, b in zip(serial.runs, other.runs):
+    for a, b in zip(serial.runs, other.runs, strict=True):
         np.testing.assert_array_equal(a.samples, b.samples)
         np.testing.assert_array_equal(a.stats, b.stats)
         for method, values in a.points.items():
@@ -185,7 +189,7 @@ def test_estimates_identical_on_every_executor(executor):
 
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n2 0 e 0\n"
 RUNS = {f"{name}.run": f"1 Q0 a 1 3.0 {name}\n1 Q0 x 2 2.0 {name}\n1 Q0 {doc} 3 1.0 {name}\n"
-        f"2 Q0 y 1 1.0 {name}\n" for name, doc in zip("ABCD", "bcdz")}
+        f"2 Q0 y 1 1.0 {name}\n" for name, doc in zip("ABCD", "bcdz", strict=True)}
 
 
 def test_cli_output_same_for_jobs_and_dask(tmp_path):

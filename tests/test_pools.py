@@ -10,10 +10,10 @@ from click.testing import CliRunner
 
 from shared_data import COVID1, DATA, need
 from unjudged.cli import main
-from unjudged.judgments.coverage import coverage
 from unjudged.errors import InputError
 from unjudged.io import read_qrels, read_run
 from unjudged.io.groups import read_groups
+from unjudged.judgments.coverage import coverage
 from unjudged.judgments.pools import build_pool, pool_lines
 
 A = read_run({"1": {"d1": 5, "d2": 4, "d3": 3, "d4": 2}, "2": {"e1": 2, "e2": 1}}, name="a")
@@ -22,7 +22,7 @@ C = read_run({"1": {"d6": 9, "d1": 8}}, name="c")
 
 
 def _pairs(pool):
-    return [(pool.topics[t], d) for t, d in zip(pool.topic, pool.docno.to_pylist())]
+    return [(pool.topics[t], d) for t, d in zip(pool.topic, pool.docno.to_pylist(), strict=True)]
 
 
 def test_depth_pool_contributors_and_unique():
@@ -142,7 +142,7 @@ def test_covid_round1_pool_matches_the_judgments():
     assert len(depth7) == 6959 and np.isin(keys, q.keys).all()
     extra = build_pool(runs, 14, from_rank=8, exclude=q)
     assert len(extra) == 5766 and extra.excluded == 5416
-    sizes = dict(zip(extra.topics, extra.sizes().tolist()))
+    sizes = dict(zip(extra.topics, extra.sizes().tolist(), strict=True))
     # seed 003 Table 1 (Judgment set 1.5, Num Judged) differs by one on topics 7, 18, 19, 21
     assert [sizes[t] for t in ("1", "7", "18", "19", "21", "30")] == [225, 199, 153, 206, 217,
                                                                       113]

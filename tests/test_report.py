@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from unjudged.analysis.report_data import build_report
 from unjudged.cli import main
 from unjudged.io import read_qrels, read_run
-from unjudged.analysis.report_data import build_report
 
 sys.path.insert(0, str(Path(__file__).parent))
 from collection import write_collection  # noqa: E402

@@ -14,8 +14,15 @@ from collection import write_collection
 from unjudged.cli import main
 from unjudged.io import read_qrels, read_run
 from unjudged.io.sampled import format_sampled_qrels, read_sampled_qrels
-from unjudged.judgments.sampling import (NEVER, allocate, best_ranks, judged_universe, parse_design,
-                               sample_qrels, uniform_twin)
+from unjudged.judgments.sampling import (
+    NEVER,
+    allocate,
+    best_ranks,
+    judged_universe,
+    parse_design,
+    sample_qrels,
+    uniform_twin,
+)
 
 # topic 1: seven judged documents (d8 is pooled but unjudged: outside the universe); topic 2: four
 QRELS = """1 0 d1 1\n1 0 d2 0\n1 0 d3 1\n1 0 d4 0\n1 0 d5 0\n1 0 d6 1\n1 0 d7 0\n1 0 d8 -1
@@ -88,14 +95,14 @@ def test_best_ranks_and_the_universe(tiny):
     u = judged_universe(q)
     assert u.to_dict()["1"].keys() == {f"d{i}" for i in range(1, 8)}  # d8 (-1) left out
     best = dict(zip([f"d{i}" for i in range(1, 8)] + ["e1", "e2", "e3", "e4"],
-                    best_ranks(u, runs).tolist()))
+                    best_ranks(u, runs).tolist(), strict=True))
     assert best == {"d1": 1, "d2": 2, "d3": 1, "d4": 5, "d5": 2, "d6": 3, "d7": NEVER,
                     "e1": 1, "e2": 2, "e3": 1, "e4": NEVER}
 
 
 def _strata(sq):
     docs = {k: v for t in sq.to_dict().values() for k, v in t.items()}
-    return dict(zip(docs, (sq.strata[c] for c in sq.key_strata)))
+    return dict(zip(docs, (sq.strata[c] for c in sq.key_strata), strict=True))
 
 
 def test_depth_pool_plus_as_many_again(tiny):

@@ -16,16 +16,25 @@ from shared_data import COVID1, need
 from test_sampling import RUN_A, RUN_B, tiny_collection, tiny_files
 from unjudged import evaluate
 from unjudged.cli import main
-from unjudged.experiments.sampling import (SamplingSweep, read_contributing,
-                                           sampling_experiment, target_of)
+from unjudged.experiments.sampling import (
+    SamplingSweep,
+    read_contributing,
+    sampling_experiment,
+    target_of,
+)
 from unjudged.experiments.sampling_stats import accuracy, sampling_details, sampling_table
 from unjudged.inference.infer import infer
 from unjudged.io import read_qrels, read_run
 from unjudged.io.runs import read_runs
+from unjudged.judgments.sampling import (
+    best_ranks,
+    judged_universe,
+    parse_design,
+    sample_qrels,
+    uniform_twin,
+)
 from unjudged.measures import parse_measures
 from unjudged.parallel import ProcessExecutor, SerialExecutor
-from unjudged.judgments.sampling import (best_ranks, judged_universe, parse_design, sample_qrels,
-                               uniform_twin)
 
 
 @pytest.fixture()

@@ -9,9 +9,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from unjudged.stats.significance import (METHODS, anova, anova_rm, paired_test, pairwise_tests,
-                                   significance_matrix)
 from unjudged.stats.paired import adjust, sign_rows, t_rows
+from unjudged.stats.significance import (
+    METHODS,
+    anova,
+    anova_rm,
+    paired_test,
+    pairwise_tests,
+    significance_matrix,
+)
 from unjudged.stats.tukey import studentized_range_sf
 
 A = [0.5, 0.6, 0.7, 0.8]

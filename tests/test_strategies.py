@@ -10,14 +10,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from unjudged.engine.estimate import estimate_run, estimate_runs
 from unjudged.data.judged import judge
+from unjudged.engine.estimate import estimate_run, estimate_runs
 from unjudged.io import read_qrels, read_run
 from unjudged.measures import Measure, families, parse_measures
 from unjudged.strategies import bootstrap as bs
 from unjudged.strategies import fill
-from unjudged.strategies.summaries import (cross_validated_quantile, fit_quantile, mode,
-                                       point_estimate, summarise)
+from unjudged.strategies.summaries import (
+    cross_validated_quantile,
+    fit_quantile,
+    mode,
+    point_estimate,
+    summarise,
+)
 
 L2 = math.log2
 
@@ -182,8 +187,8 @@ def test_guaranteed_bounds_hold_for_every_assignment(judgments, ranking):
     lo, hi = r.points["guaranteed_lower"][0], r.points["guaranteed_upper"][0]
     for grades in itertools.product(range(3), repeat=len(unjudged)):
         truth = estimate_run(read_run(run), read_qrels({"q": {**qrels["q"], **dict(
-            zip(unjudged, grades))}}), ms, methods=["nonrel"]).points["nonrel"][0]
-        bad = [m.name for m, a, t, z in zip(ms, lo, truth, hi) if not a - 1e-12 <= t <= z + 1e-12]
+            zip(unjudged, grades, strict=True))}}), ms, methods=["nonrel"]).points["nonrel"][0]
+        bad = [m.name for m, a, t, z in zip(ms, lo, truth, hi, strict=True) if not a - 1e-12 <= t <= z + 1e-12]
         assert not bad, (grades, bad)
 
 
@@ -252,7 +257,7 @@ def test_same_seed_same_samples_whatever_the_workers(workers, threads):
     with ThreadExecutor(threads or 1) as ex:
         many = estimate_runs(runs, qrels, ms, b=200, seed=11, keep_samples=True,
                              workers=workers, executor=ex if threads else None)
-    for a, b in zip(one.runs, many.runs):
+    for a, b in zip(one.runs, many.runs, strict=True):
         np.testing.assert_array_equal(a.samples, b.samples)
 
 

@@ -12,10 +12,18 @@ import pytest
 
 from shared_data import DATA, need
 from unjudged.errors import FormatError, InputError
-from unjudged.text import (ENGLISH_STOPWORDS, Tokeniser, build_index, corpus_index, read_docs,
-                           read_ir_datasets, read_stopwords)
+from unjudged.text import (
+    ENGLISH_STOPWORDS,
+    Tokeniser,
+    build_index,
+    corpus_index,
+    read_docs,
+    read_ir_datasets,
+    read_stopwords,
+    readers,
+    tokenise,
+)
 from unjudged.text import index as index_mod
-from unjudged.text import readers, tokenise
 
 
 @pytest.mark.parametrize("module", [readers, tokenise, index_mod])

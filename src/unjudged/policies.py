@@ -53,6 +53,6 @@ class Policies:
     depth: int | None = None
     judged_only: bool = False
 
-    def but(self, **changes: object) -> "Policies":
+    def but(self, **changes: object) -> Policies:
         """A copy with some fields changed."""
         return replace(self, **changes)  # type: ignore[arg-type]

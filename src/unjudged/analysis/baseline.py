@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from unjudged.analysis.matrix import ASSESSMENT, WEAK_CASES, classify
-from unjudged.measures import Measure
 from unjudged.engine.results import Results, RunResult
+from unjudged.measures import Measure
 
 #: Keys of each row, in the order reports show them.
 BASELINE_KEYS = ("run", "baseline", "measure", "value", "baseline_value", "diff", "p",

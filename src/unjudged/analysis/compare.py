@@ -14,17 +14,26 @@ is better; see there for what a tie means to each statistic.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
-from unjudged.stats.correlation import (DECIMALS, RankChanges, correlations, kendall_tau,
-                                    rank_changes, ranks, spearman_rho, tau_ap)
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
+from unjudged.stats.correlation import (
+    DECIMALS,
+    RankChanges,
+    correlations,
+    kendall_tau,
+    rank_changes,
+    ranks,
+    spearman_rho,
+    tau_ap,
+)
 
 __all__ = ["kendall_tau", "tau_ap", "spearman_rho", "correlations", "ranks", "rank_changes",
            "RankChanges", "compare_qrels", "QrelsComparison"]

@@ -26,15 +26,23 @@ all runs share one topic vector and the tests are paired. See docs/decision-matr
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from unjudged.analysis.cases import (
+    ASSESSMENT,
+    DEFAULT_TEST,
+    WEAK_CASES,
+    Cell,
+    classify,
+    compare_pairs,
+    comparison_intervals,
+    pair_tests,
+)
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
-from unjudged.analysis.cases import (ASSESSMENT, DEFAULT_TEST, WEAK_CASES, Cell, classify,
-                                   compare_pairs, comparison_intervals, pair_tests)
 from unjudged.policies import Policies
 
 __all__ = ["ASSESSMENT", "DEFAULT_TEST", "WEAK_CASES", "Cell", "DecisionMatrix", "classify",

@@ -22,8 +22,8 @@ from unjudged.policies import Policies
 from unjudged.strategies.summaries import STATS
 
 if TYPE_CHECKING:
-    from unjudged.judgments.coverage import Coverage
     from unjudged.engine.estimate import Estimates
+    from unjudged.judgments.coverage import Coverage
     from unjudged.parallel import Executor
 
 #: Rank bands of the collection view: the pool depth of TREC-COVID round 1 is 7, so the first
@@ -77,7 +77,7 @@ def _leaderboard(est: Estimates, res, judged, i: int, k: int) -> list[dict[str, 
     interval overlaps a neighbour's."""
     lo, hi = STATS.index("p5"), STATS.index("p95")
     rows = []
-    for r, rr, jr in zip(est.runs, res.runs, judged.runs):
+    for r, rr, jr in zip(est.runs, res.runs, judged.runs, strict=True):
         row = {"run": r.run, "score": float(rr.summary[i]), "judged": float(jr.summary[k]),
                "nonrel": float(r.summary("nonrel")[i]),
                "condensed": float(r.summary("condensed")[i]),
@@ -94,7 +94,7 @@ def _leaderboard(est: Estimates, res, judged, i: int, k: int) -> list[dict[str, 
     overlap = np.zeros(len(rows), dtype=bool)
     overlap[:-1] |= touch
     overlap[1:] |= touch
-    for rank, (row, o) in enumerate(zip(rows, overlap.tolist()), start=1):
+    for rank, (row, o) in enumerate(zip(rows, overlap.tolist(), strict=True), start=1):
         row["rank"] = rank
         row["overlap"] = o
     return rows
@@ -111,7 +111,7 @@ def _pairs(res, judged, order: list[str], baseline: str | None, seed: int) -> li
     if baseline is not None:
         return baseline_comparison(res, judged, baseline, seed=seed)
     rows = []
-    for a, b in zip(order, order[1:]):
+    for a, b in zip(order, order[1:], strict=True):
         rows += baseline_comparison(Results([by[a], by[b]]), Results([jby[a], jby[b]]), b,
                                     seed=seed)
     return rows
@@ -124,7 +124,7 @@ def _topics(est: Estimates, judged, k: int, top: int) -> list[dict[str, Any]]:
     index = {t: n for n, t in enumerate(names)}
     share = np.full((len(judged.runs), len(names)), np.nan)
     spread = np.full_like(share, np.nan)
-    for j, (jr, r) in enumerate(zip(judged.runs, est.runs)):
+    for j, (jr, r) in enumerate(zip(judged.runs, est.runs, strict=True)):
         cols = [index[t] for t in jr.topics]
         share[j, cols] = 1.0 - jr.values[:, k]
         spread[j, [index[t] for t in r.topics]] = r.stats[:, 0, _SD]
@@ -142,7 +142,7 @@ def _topics(est: Estimates, judged, k: int, top: int) -> list[dict[str, Any]]:
 def _coverage_rows(cov: Coverage) -> tuple[list[dict[str, Any]], list[str]]:
     bands = [f"{a}-{b}" for a, b in cov.bands]
     rows = [{"run": rc.run, **{f"judged_{band}": float(v) for band, v in
-                               zip(bands, rc.band_judged.tolist())},
+                               zip(bands, rc.band_judged.tolist(), strict=True)},
              "unjudged": rc.unjudged, "unique": rc.unique} for rc in cov.runs]
     return rows, bands
 
@@ -168,11 +168,11 @@ def build_report(runs: list[Run], qrels: Qrels, measures: list[str] | list[Measu
         >>> d.pairs["P@2"][0]["case"], d.judgments[-1]["warn"]
         (3, True)
     """
-    from unjudged.judgments.coverage import coverage
+    from unjudged.analysis.baseline import assessment_measures, assessment_name
     from unjudged.engine.estimate import estimate_runs, strategy_results
     from unjudged.engine.score import score
+    from unjudged.judgments.coverage import coverage
     from unjudged.judgments.stats import judgment_stats
-    from unjudged.analysis.baseline import assessment_measures, assessment_name
 
     ms = parse_measures(list(measures))
     if baseline is not None and baseline not in {r.name for r in runs}:

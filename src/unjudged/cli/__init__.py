@@ -4,8 +4,7 @@ One module per family of commands; each registers its commands on `main` when im
 Modules import only click at the top so that `unjudged --help` starts fast.
 """
 
+from unjudged.cli import compare, evaluate, experiment, matrix, pool, qrels, report, sampling, text  # noqa: F401
 from unjudged.cli._base import main, write_output
-from unjudged.cli import (compare, evaluate, experiment, matrix, pool, qrels,  # noqa: F401
-                          report, sampling, text)
 
 __all__ = ["main", "write_output"]

@@ -97,8 +97,7 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         import warnings
 
-        from unjudged.errors import UnjudgedWarning
-        from unjudged.errors import UnjudgedError
+        from unjudged.errors import UnjudgedError, UnjudgedWarning
 
         try:
             with warnings.catch_warnings():

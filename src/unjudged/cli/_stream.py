@@ -75,9 +75,9 @@ def stream_results(qrels_path, runs, measures, policies, *, names: str, strict: 
     """Read the qrels, then score `runs` streamed, one after the other, with the notes `eval`
     gives."""
     from unjudged.cli._runs import Notes, check_topics
+    from unjudged.engine.stream import score_stream
     from unjudged.io import read_qrels
     from unjudged.io.stream import BLOCK_SIZE
-    from unjudged.engine.stream import score_stream
 
     _map_big_blocks()
     qrels = read_qrels(qrels_path)

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import (MEASURES, PLOT_SUFFIXES, check_suffix, lean_arrow, main,
-                                policy_options, progress, write_output)
+from unjudged.cli._base import (
+    MEASURES,
+    PLOT_SUFFIXES,
+    check_suffix,
+    lean_arrow,
+    main,
+    policy_options,
+    progress,
+    write_output,
+)
 from unjudged.cli._runs import cli_runs, run_options
 
 

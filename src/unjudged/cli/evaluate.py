@@ -8,9 +8,23 @@ import tempfile
 
 import click
 
-from unjudged.cli._base import (B, FORMATS, MEASURES, PLOT_SUFFIXES, POINT, PRIOR, SEED,
-                                check_suffix, executor_from_options, executor_options, lean_arrow,
-                                main, policy_options, progress, write_output)
+from unjudged.cli._base import (
+    FORMATS,
+    MEASURES,
+    PLOT_SUFFIXES,
+    POINT,
+    PRIOR,
+    SEED,
+    B,
+    check_suffix,
+    executor_from_options,
+    executor_options,
+    lean_arrow,
+    main,
+    policy_options,
+    progress,
+    write_output,
+)
 from unjudged.cli._runs import baseline_name, cli_runs, run_options
 from unjudged.cli.matrix import ALPHA, PAIRED_TESTS
 
@@ -221,8 +235,8 @@ def measures_cmd(name) -> None:
               "unjudged-demo-report.html in the system's temporary folder].")
 def demo_cmd(measures, report_path) -> None:
     """Evaluate the TREC-COVID round-1 example shipped with the package."""
-    from unjudged.engine.score import score
     from unjudged.data.examples import example_paths
+    from unjudged.engine.score import score
     from unjudged.io import read_qrels, read_runs
     from unjudged.measures import parse_measures
     from unjudged.report.tables import render

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import (B, MEASURES, PLOT_SUFFIXES, POINT, SEED, check_suffix,
-                                executor_from_options, executor_options, lean_arrow, main,
-                                write_output)
+from unjudged.cli._base import (
+    MEASURES,
+    PLOT_SUFFIXES,
+    POINT,
+    SEED,
+    B,
+    check_suffix,
+    executor_from_options,
+    executor_options,
+    lean_arrow,
+    main,
+    write_output,
+)
 from unjudged.cli._runs import cli_runs, run_options
 
 

@@ -76,8 +76,8 @@ def matrix_cmd(qrels, runs, families, depths, test, alpha, seed, ap_denominator,
     from unjudged.io.atomic import check_targets
 
     check_targets([output])  # before the figures are written
-    from unjudged.io import read_qrels
     from unjudged.analysis.matrix import decision_matrix
+    from unjudged.io import read_qrels
     from unjudged.policies import Policies
     from unjudged.report.matrix import render_matrix
 

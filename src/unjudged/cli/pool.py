@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import (PLOT_SUFFIXES, check_suffix, lean_arrow, main, write_output)
+from unjudged.cli._base import PLOT_SUFFIXES, check_suffix, lean_arrow, main, write_output
 from unjudged.cli._runs import cli_runs, run_options
 
 _TIES = click.option(
@@ -105,8 +105,8 @@ def coverage_cmd(qrels, runs, bands, pool_depth, unjudged_out, plot_path, ties, 
     """How much of each run QRELS judge: the judged fraction per rank band, the depth to which
     every topic is judged, which runs look pooled, and the unjudged documents each would add."""
     lean_arrow()
-    from unjudged.judgments.coverage import coverage
     from unjudged.io import read_qrels
+    from unjudged.judgments.coverage import coverage
     from unjudged.judgments.pools import pool_lines
     from unjudged.report.pools import coverage_table
 

@@ -80,11 +80,11 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
     """Read the inputs, compute and write the report to `output` (atomically, after all else
     succeeded); the PNG and table folders are written only then too. Returns `output`."""
     from unjudged import __version__
+    from unjudged.analysis.report_data import build_report
     from unjudged.io import read_qrels
     from unjudged.parallel import progress_bar
     from unjudged.policies import Policies
     from unjudged.report.html import render_report
-    from unjudged.analysis.report_data import build_report
 
     start = time.perf_counter()
     from unjudged.io.atomic import check_targets

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import (SEED, executor_from_options, executor_options, lean_arrow, main,
-                                policy_options, progress, write_output)
+from unjudged.cli._base import (
+    SEED,
+    executor_from_options,
+    executor_options,
+    lean_arrow,
+    main,
+    policy_options,
+    progress,
+    write_output,
+)
 from unjudged.cli._runs import cli_runs, run_options
 from unjudged.cli.experiment import experiment_group
 
@@ -122,7 +130,7 @@ def sample_cmd(qrels, runs, design, seed, trial, ties, names, strict, output) ->
     sq = sample_qrels(q, design, loaded, seed=seed, trial=trial)
     text = format_sampled_qrels(sq)
     n, size = sq.sampled_counts.sum(axis=0), sq.stratum_sizes.sum(axis=0)
-    strata = ", ".join(f"{s}: {a} of {b}" for s, a, b in zip(sq.strata, n, size))
+    strata = ", ".join(f"{s}: {a} of {b}" for s, a, b in zip(sq.strata, n, size, strict=True))
     click.echo(f"unjudged: {design.text}: sampled {n.sum()} of {size.sum()} judgments "
                f"({n.sum() / max(size.sum(), 1):.1%}); strata {strata}", err=True)
     write_output(text, output)
@@ -173,8 +181,7 @@ def sampling_experiment_cmd(qrels, runs, designs, trials, measures, contributing
     _check_suffix(scatter_path, (".png", ".pdf", ".svg"), "--scatter")
     _check_seed(seed)
     lean_arrow()
-    from unjudged.experiments.sampling import (ESTIMATORS, read_contributing,
-                                               sampling_experiment)
+    from unjudged.experiments.sampling import ESTIMATORS, read_contributing, sampling_experiment
     from unjudged.experiments.sampling_stats import COLUMNS, sampling_table
     from unjudged.io import read_qrels
     from unjudged.measures import parse_measures

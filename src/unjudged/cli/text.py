@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import (PLOT_SUFFIXES, check_suffix, main, write_output)
+from unjudged.cli._base import PLOT_SUFFIXES, check_suffix, main, write_output
 from unjudged.cli._runs import Notes, cli_runs, run_options
 
 _FORMATS = ("trectext", "jsonl", "tsv", "smart", "npl")  # unjudged.text.FORMATS, kept light

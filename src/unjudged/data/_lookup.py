@@ -13,8 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from unjudged.data._strings import (equal_strings, fingerprints, numpy_of, string_lengths,
-                                    string_offsets)
+from unjudged.data._strings import (
+    equal_strings,
+    fingerprints,
+    numpy_of,
+    string_lengths,
+    string_offsets,
+)
 
 # an odd multiplier is a bijection on 64-bit words, and spreads a short docno's bytes (which
 # are its fingerprint) over the high bits the directory is indexed by

@@ -65,7 +65,7 @@ class Subtopics:
 
     @classmethod
     def build(cls, qrels: Qrels, intents: dict[tuple[str, str], float] | None = None,
-              ignore: tuple[str, ...] = ()) -> "Subtopics":
+              ignore: tuple[str, ...] = ()) -> Subtopics:
         """Subtopic masks of `qrels` (second column = subtopic; labels in `ignore`, such as the
         aspect layout's "0" = no aspect, are not subtopics); `intents` maps (topic, subtopic)
         to a probability (missing ones 0, renormalised per topic; uniform when None)."""
@@ -148,7 +148,7 @@ def _probabilities(topics, labels, intents, width) -> np.ndarray:
     """(topics, S) intent probabilities: uniform over each topic's subtopics, or the given ones
     renormalised (a topic whose given probabilities are all 0 falls back to uniform)."""
     prob = np.zeros((len(topics), width))
-    for t, (topic, labs) in enumerate(zip(topics, labels)):  # per topic: a handful of labels
+    for t, (topic, labs) in enumerate(zip(topics, labels, strict=True)):  # per topic: a handful of labels
         if not labs:
             continue
         p = np.array([intents.get((topic, lab), 0.0) for lab in labs]) if intents else \
@@ -189,11 +189,11 @@ class DiversityJudged(Judged):
     subtopics: Subtopics | None = None
     qidx: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
-    def topic_slice(self, a: int, b: int) -> "DiversityJudged":
+    def topic_slice(self, a: int, b: int) -> DiversityJudged:
         return self._with(Judged.topic_slice(self, a, b), self.mask[..., a:b, :], self.qidx[a:b])
 
     def with_grades(self, grades: np.ndarray, length: np.ndarray | None = None
-                    ) -> "DiversityJudged":
+                    ) -> DiversityJudged:
         """Other grades; the masks follow when the positions were cut, padded or condensed
         (the strategies' only reorderings), and stay put when grades were filled in place."""
         old, k = self.grades, grades.shape[-1]
@@ -215,7 +215,7 @@ class DiversityJudged(Judged):
             return m if k is None else m[..., :k]
         return np.concatenate([m, np.zeros(m.shape[:-1] + (k - m.shape[-1],), np.uint64)], -1)
 
-    def _with(self, base: Judged, mask: np.ndarray, qidx: np.ndarray) -> "DiversityJudged":
+    def _with(self, base: Judged, mask: np.ndarray, qidx: np.ndarray) -> DiversityJudged:
         return DiversityJudged(base.run_name, base.topics, base.grades, base.length, base.pool,
                                base.retrieved, base.policies, mask, self.subtopics, qidx)
 

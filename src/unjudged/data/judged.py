@@ -52,11 +52,11 @@ class Pool:
         pad = np.full((g.shape[0], depth - g.shape[1]), -1, dtype=g.dtype)
         return np.concatenate([g, pad], axis=1)
 
-    def topic_slice(self, a: int, b: int) -> "Pool":
+    def topic_slice(self, a: int, b: int) -> Pool:
         return Pool(self.topics[a:b], self.sorted_grades[a:b], self.num_unjudged[a:b])
 
     @classmethod
-    def build(cls, qrels: Qrels, topics: list[str], negative: str) -> "Pool":
+    def build(cls, qrels: Qrels, topics: list[str], negative: str) -> Pool:
         """Gather the evaluated topics' grades from the qrels into one padded array.
 
         Built from counts per (topic, grade), not by sorting every judgment: grades take a
@@ -140,13 +140,13 @@ class Judged:
         pad = np.full(g.shape[:-1] + (k - g.shape[-1],), PAD, dtype=g.dtype)
         return np.concatenate([g, pad], axis=-1)
 
-    def topic_slice(self, a: int, b: int) -> "Judged":
+    def topic_slice(self, a: int, b: int) -> Judged:
         """Topics a..b-1 only (measures work on slices to keep temporaries in cache)."""
         return Judged(self.run_name, self.topics[a:b], self.grades[..., a:b, :],
                       self.length[a:b], self.pool.topic_slice(a, b), self.retrieved[a:b],
                       self.policies)
 
-    def with_grades(self, grades: np.ndarray, length: np.ndarray | None = None) -> "Judged":
+    def with_grades(self, grades: np.ndarray, length: np.ndarray | None = None) -> Judged:
         """The same batch with other grades (a strategy's output)."""
         return Judged(self.run_name, self.topics, grades,
                       self.length if length is None else length, self.pool, self.retrieved,

@@ -94,7 +94,7 @@ class Qrels:
         """Grades of every judged document of topic i (ad hoc view)."""
         return self.key_grades[self.topic_offsets[i] : self.topic_offsets[i + 1]]
 
-    def without(self, keys: np.ndarray) -> "Qrels":
+    def without(self, keys: np.ndarray) -> Qrels:
         """These qrels less the (topic, document) pairs whose ad hoc `keys` are given (keys
         not present are ignored). Topics and the document vocabulary stay the same, so codes
         computed against these qrels remain valid for the result.
@@ -129,7 +129,7 @@ class Qrels:
         docs = self.docs.to_pylist()
         v = len(docs)
         out: dict[str, dict[str, int]] = {t: {} for t in self.topics}
-        for key, g in zip(self.keys.tolist(), self.key_grades.tolist()):
+        for key, g in zip(self.keys.tolist(), self.key_grades.tolist(), strict=True):
             out[self.topics[key // v]][docs[key % v]] = g
         return out
 

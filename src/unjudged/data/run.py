@@ -7,8 +7,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from unjudged.data._strings import (WINDOW, arrow_of, byte_order_keys, byte_rows, index_codes,
-                                    numpy_of)
+from unjudged.data._strings import (
+    WINDOW,
+    arrow_of,
+    byte_order_keys,
+    byte_rows,
+    index_codes,
+    numpy_of,
+)
 from unjudged.policies import TieBreak
 
 
@@ -99,7 +105,7 @@ class Run:
         out: dict[str, dict[str, float]] = {}
         for i, t in enumerate(self.topics):
             a, b = self.offsets[i], self.offsets[i + 1]
-            out[t] = dict(zip(docs[a:b], self.score[a:b].tolist()))
+            out[t] = dict(zip(docs[a:b], self.score[a:b].tolist(), strict=True))
         return out
 
 

@@ -49,7 +49,7 @@ class SampledQrels(Qrels):
     @classmethod
     def from_qrels(cls, qrels: Qrels, key_strata: np.ndarray | None = None,
                    strata: list[str] | None = None,
-                   sampled: np.ndarray | None = None) -> "SampledQrels":
+                   sampled: np.ndarray | None = None) -> SampledQrels:
         """Qrels plus a design: each key's stratum code (default: one stratum) and whether it
         was sampled (default: it has a grade >= 0). Unsampled keys get grade -1.
 
@@ -111,7 +111,7 @@ class SampledQrels(Qrels):
         per_grade = stratified_totals(self.stratum_sizes, self.grade_counts)
         return per_grade[..., self.grade_values >= rel_level].sum(axis=-1)
 
-    def without(self, keys: np.ndarray) -> "SampledQrels":
+    def without(self, keys: np.ndarray) -> SampledQrels:
         """These sampled qrels less some keys (see Qrels.without); strata follow."""
         smaller = Qrels.without(self, keys)
         if smaller is self:
@@ -159,22 +159,22 @@ class SampledJudged(Judged):
     grade_values: np.ndarray
     key_index: np.ndarray | None = None
 
-    def topic_slice(self, a: int, b: int) -> "SampledJudged":
+    def topic_slice(self, a: int, b: int) -> SampledJudged:
         base = Judged.topic_slice(self, a, b)
         return self._with(base, self.stratum[..., a:b, :], self.weight[..., a:b, :],
                           self.size[a:b], self.counts[..., a:b, :, :],
                           None if self.key_index is None else self.key_index[a:b])
 
     def with_grades(self, grades: np.ndarray, length: np.ndarray | None = None
-                    ) -> "SampledJudged":
+                    ) -> SampledJudged:
         return self._with(Judged.with_grades(self, grades, length), self.stratum, self.weight,
                           self.size, self.counts, self.key_index)
 
-    def with_weights(self, weight: np.ndarray, counts: np.ndarray) -> "SampledJudged":
+    def with_weights(self, weight: np.ndarray, counts: np.ndarray) -> SampledJudged:
         """The same rankings with other sampling weights and counts (a bootstrap replicate)."""
         return self._with(self, self.stratum, weight, self.size, counts, self.key_index)
 
-    def head(self, k: int | None) -> "SampledJudged":
+    def head(self, k: int | None) -> SampledJudged:
         """The top k of every ranking (all a measure at cutoff k reads), or itself."""
         if k is None or k >= self.depth:
             return self
@@ -188,7 +188,7 @@ class SampledJudged(Judged):
             return self.stratum, self.weight
         return _cut(self.stratum, k, OUTSIDE), _cut(self.weight, k, 0.0)
 
-    def _with(self, base: Judged, stratum, weight, size, counts, key_index) -> "SampledJudged":
+    def _with(self, base: Judged, stratum, weight, size, counts, key_index) -> SampledJudged:
         return SampledJudged(base.run_name, base.topics, base.grades, base.length, base.pool,
                              base.retrieved, base.policies, stratum, weight, size, counts,
                              self.grade_values, key_index)

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from unjudged.data.diversity import judge_diversity, needs_subtopics
-from unjudged.data.judged import Judged, Pool, evaluated_topics, judge
+from unjudged.data.judged import PAD, Judged, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
+from unjudged.engine.results import aggregate, aggregate_measures
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
-from unjudged.data.judged import PAD
-from unjudged.engine.results import aggregate, aggregate_measures
 from unjudged.strategies import bootstrap as bs
 from unjudged.strategies import fill
 from unjudged.strategies.summaries import STATS, parse_point, point_estimate, summarise
@@ -100,7 +100,7 @@ def _row(r: RunEstimate, totals: dict[str, np.ndarray], t: int | None, i: int,
         if np.isnan(stats[0]):
             return None
         value = r.run_point[i] if t is None else r.point[t, i]
-        return {"value": float(value), **{k: float(v) for k, v in zip(STATS, stats)}}
+        return {"value": float(value), **{k: float(v) for k, v in zip(STATS, stats, strict=True)}}
     values = r.points.get(method)
     if values is None:
         return None
@@ -193,7 +193,7 @@ def _bootstrap(base: Judged, measures: list[Measure], cols: list[int], out: np.n
     streams = [bs.stream(seed, base.run_name, t) for t in base.topics]
     for t0, t1, i0, i1 in bs.batches(n, b, base.depth):
         batch = bs.sample(base, prior, streams, t0, t1, i0, i1)
-        for col, m in zip(cols, measures):
+        for col, m in zip(cols, measures, strict=True):
             out[i0:i1, t0:t1, col] = m.compute(batch)
 
 
@@ -324,7 +324,7 @@ def fit_quantiles(est: Estimates, runs: list[Run], truth: Qrels,
     report: dict[str, dict[str, Any]] = {}
     for i, m in enumerate(est.runs[0].measures if est.runs else []):
         cols, values, groups = [], [], []
-        for r, j in zip(est.runs, truths):
+        for r, j in zip(est.runs, truths, strict=True):
             if r.samples is None:
                 raise ValueError("fitting a quantile needs the bootstrap samples")
             known = {t: k for k, t in enumerate(j.topics)}

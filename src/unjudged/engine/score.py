@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
-
-from unjudged.errors import note
 
 from unjudged.data.diversity import judge_diversity, needs_subtopics
 from unjudged.data.judged import Judged, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
-from unjudged.errors import InputError
+from unjudged.engine.results import Results, RunResult
+from unjudged.errors import InputError, note
 from unjudged.io import read_qrels, read_run, read_runs
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
-from unjudged.engine.results import Results, RunResult
 
 
 def _as_runs(runs: Any, ties: str, qrels: Qrels | None = None, names: str = "tag"

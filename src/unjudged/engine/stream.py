@@ -10,18 +10,20 @@ guess turns out wrong are scored again at the end."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from unjudged.data.diversity import DiversityJudged, judge_diversity, needs_subtopics, subtopics_of
-from unjudged.engine.score import measure_values, policies_from
 from unjudged.data.judged import NONPOOL, PAD, Judged, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.data.sampled import SampledQrels
+from unjudged.engine.results import Results, RunResult
+from unjudged.engine.score import measure_values, policies_from
 from unjudged.errors import FormatError
 from unjudged.io import read_qrels
 from unjudged.io._columns import TOPIC_TYPE
@@ -32,7 +34,6 @@ from unjudged.io.runs import _NAMES, _first_tag, build_run
 from unjudged.io.stream import BLOCK_SIZE, TopicBatch, iter_topic_batches
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
-from unjudged.engine.results import Results, RunResult
 
 #: progress(lines, topics) after each batch
 Progress = Callable[[int, int], None]
@@ -55,7 +56,7 @@ class _Batch:
     retrieved: np.ndarray
     mask: np.ndarray | None  # and their subtopic masks (diversity measures)
 
-    def judged(self, judging: "_Judging") -> Judged:
+    def judged(self, judging: _Judging) -> Judged:
         """The batch's Judged again, at its own widths."""
         n, depth = len(self.topics), self.widths[0]
         grades = np.full((n, depth), NONPOOL, dtype=self.grades.dtype)

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from unjudged.analysis.compare import kendall_tau, spearman_rho
-from unjudged.experiments.logo import RANGE_PERCENTILES, Sweep
 from unjudged.engine.results import aggregate
+from unjudged.experiments.logo import RANGE_PERCENTILES, Sweep
 
 #: Table 4's baselines and their markers (seed 000).
 PREDICTION_BASELINES = {"nonrel": "†", "upper": "‡", "condensed": "*"}

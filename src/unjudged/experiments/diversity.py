@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,7 @@ class JudgmentRows:
     nonrel_keys: list[np.ndarray]
 
     @classmethod
-    def build(cls, qrels: Qrels) -> "JudgmentRows":
+    def build(cls, qrels: Qrels) -> JudgmentRows:
         """Index `qrels` for sampling.
 
         Example:

@@ -12,19 +12,20 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from unjudged.engine.score import score
 from unjudged.data.judged import PAD, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
+from unjudged.engine.score import score
 from unjudged.io.groups import group_runs
+from unjudged.judgments.pools import build_pool
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
-from unjudged.judgments.pools import build_pool
 
 #: Strategies in report order; bootstrap:PRIOR draws unjudged grades from that prior.
 STRATEGIES = ("nonrel", "condensed", "upper", "bootstrap:pool", "bootstrap:run",
@@ -97,7 +98,7 @@ def leave_one_group_out(runs: Sequence[Run], qrels: Qrels, groups: dict[str, str
     ms = parse_measures(measures)
     runs = list(runs)
     group_of = dict(zip((r.name for r in runs), group_runs([r.name for r in runs], groups,
-                                                            groups_source)))
+                                                            groups_source), strict=True))
     pool = build_pool(runs, depth, groups=group_of)
     keys = pool.qrels_keys(qrels)
     removed = {g: keys[(pool.only_group == i) & (keys >= 0)]
@@ -203,7 +204,7 @@ def _assemble(parts: list[dict[str, Any]], truths, topics: list[str], ms: list[M
     ranges: dict[tuple[str, str], np.ndarray] = {}
     unjudged = np.zeros(shape[:2], dtype=np.int64)
     unjudged_full = np.zeros(shape[:2], dtype=np.int64)
-    for r, (part, tr) in enumerate(zip(parts, truths)):
+    for r, (part, tr) in enumerate(zip(parts, truths, strict=True)):
         cols = np.array([tix[t] for t in tr.topics], dtype=np.int64)
         truth[r, cols] = tr.values
         cols = np.array([tix[t] for t in part["topics"]], dtype=np.int64)

@@ -18,10 +18,10 @@ depend on the executor.
 
 from __future__ import annotations
 
-import io
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,10 +29,16 @@ from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.errors import FormatError, IncompatibleInputsError, InputError
 from unjudged.io._csv import csv_records
+from unjudged.judgments.sampling import (
+    Design,
+    best_ranks,
+    judged_universe,
+    parse_design,
+    sample_qrels,
+    uniform_twin,
+)
 from unjudged.measures import REGISTRY, Measure, parse_measures
 from unjudged.policies import Policies
-from unjudged.judgments.sampling import (Design, best_ranks, judged_universe, parse_design, sample_qrels,
-                               uniform_twin)
 
 #: estimators the paper compares (Figures 3-4): extended and plain infAP, infNDCG, and nDCG
 #: on the sampled judgments as they are
@@ -185,12 +191,12 @@ def _assemble(parts: list[dict[str, Any]], items: list[tuple[int, int]],
     judged = np.zeros(len(designs))
     arrays: dict[str, dict[tuple[int, str], np.ndarray]] = {
         k: {} for k in ("estimate", "sd", "covered", "topics")}
-    for (d, t), part in zip(items, parts):
+    for (d, t), part in zip(items, parts, strict=True):
         judged[d] += part["judged"] / trials
         for label, values in part.items():
             if label == "judged":
                 continue
-            for name, v in zip(("estimate", "sd", "covered", "topics"), values):
+            for name, v in zip(("estimate", "sd", "covered", "topics"), values, strict=True):
                 arrays[name].setdefault((d, label), np.zeros((trials,) + v.shape, v.dtype))[t] = v
     return SamplingSweep(designs=designs, trials=trials, runs=[], contributing=np.zeros(0, bool),
                          estimators=ms, targets=[], truth=np.zeros(0), judged=judged, **arrays)

@@ -25,22 +25,22 @@ variances over n^2 (of a sum, their sum).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
 from unjudged.data.judged import Pool, evaluated_topics
 from unjudged.data.sampled import SampledQrels, as_sampled, judge_sampled
-from unjudged.inference.rescaling import Replicates, bootstrap_values
+from unjudged.engine.results import aggregate
 from unjudged.inference.counts import count_variance, infndcg_variance
 from unjudged.inference.infap import infap_variance, xinfap_variance
+from unjudged.inference.rescaling import Replicates, bootstrap_values
 from unjudged.measures import Measure, parse_measures
 from unjudged.measures._common import level
 from unjudged.measures.inferred import WEIGHTED, stratum_totals
 from unjudged.policies import Policies
-from unjudged.engine.results import aggregate
-
 
 #: families whose variance has a formula (the rest of WEIGHTED is bootstrapped)
 ANALYTIC = ("infAP", "xinfAP", "infNDCG", "iP", "iNumRelRet", "iNumRel")
@@ -163,7 +163,7 @@ class Inference:
         blocks.append(("all", *self.summary))
         out = []
         for topic, values, variance in blocks:
-            for m, v, var in zip(self.measures, values, variance):
+            for m, v, var in zip(self.measures, values, variance, strict=True):
                 row: dict[str, Any] = {"run": self.run, "topic": topic, "measure": m.name,
                                        "value": float(v)}
                 if self.level is not None:
@@ -181,7 +181,7 @@ def infer_runs(runs: Iterable[Any], qrels: SampledQrels, measures: list[Measure]
     if level is not None:
         z_value(level)  # fail early on a bad level
     how = [method_of(m, method) for m in measures]
-    boot = [m for m, h in zip(measures, how) if h == "bootstrap"]
+    boot = [m for m, h in zip(measures, how, strict=True) if h == "bootstrap"]
     reps = Replicates(qrels, b, seed) if level is not None and boot else None
     pools: dict[tuple[str, ...], Pool] = {}
     for run in runs:

@@ -25,9 +25,20 @@ import pyarrow as pa
 import pyarrow.csv as pcsv
 
 from unjudged.errors import FormatError, InputError
-from unjudged.io._source import (BOM, LineLimit, display_name, is_compressed, iter_lines,
-                                 line_number_at, max_line_length, open_input, read_bytes,
-                                 read_stream, too_long, unify_line_ends)
+from unjudged.io._source import (
+    BOM,
+    LineLimit,
+    display_name,
+    is_compressed,
+    iter_lines,
+    line_number_at,
+    max_line_length,
+    open_input,
+    read_bytes,
+    read_stream,
+    too_long,
+    unify_line_ends,
+)
 from unjudged.io._validate import Layout, first_bad_line
 
 # topic ids come from Arrow's CSV parser dictionary-encoded: a topic has many lines, and the

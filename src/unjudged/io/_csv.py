@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Iterator
+from collections.abc import Iterator
 
 from unjudged.errors import FormatError
 

@@ -17,8 +17,9 @@ import os
 import stat
 import sys
 import zlib
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO
 
 from unjudged.errors import FormatError, InputError
 

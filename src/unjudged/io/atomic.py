@@ -39,8 +39,9 @@ import socket
 import stat
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from unjudged.errors import OutputError
 
@@ -215,7 +216,7 @@ def _check_folder(path: str) -> None:
     _check_access(path, probe)
 
 
-def _sink(path: str) -> "_Sink":
+def _sink(path: str) -> _Sink:
     """How to write `path`, decided from what it is now (see the module docstring)."""
     if path == "":
         raise OutputError(path, "empty file name")

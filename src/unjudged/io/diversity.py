@@ -22,8 +22,7 @@ import pyarrow as pa
 from unjudged.data.diversity import DiversityQrels, Subtopics
 from unjudged.data.qrels import Qrels
 from unjudged.errors import FormatError, InputError
-from unjudged.io._source import (display_name, read_bytes, read_stream,
-                                 text_lines)
+from unjudged.io._source import display_name, read_bytes, read_stream, text_lines
 from unjudged.io._validate import score_problem
 from unjudged.io.qrels import build_qrels, read_qrels
 
@@ -45,7 +44,7 @@ def read_diversity_qrels(source: Any, layout: str = "ndeval",
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
     if isinstance(source, list):
-        cols = list(zip(*source)) if source else [[], [], [], []]
+        cols = list(zip(*source, strict=True)) if source else [[], [], [], []]
         qrels = build_qrels(*(pa.array([str(x) for x in c], pa.string()) for c in cols[:3]),
                             pa.array([int(g) for g in cols[3]], pa.int64()), source="<list>")
     else:

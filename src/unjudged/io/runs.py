@@ -2,23 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from unjudged.data._strings import (duplicated_in_groups, fingerprints, numpy_of,
-                                    sorted_vocabulary, topic_blocks)
+from unjudged.data._strings import (
+    duplicated_in_groups,
+    fingerprints,
+    numpy_of,
+    sorted_vocabulary,
+    topic_blocks,
+)
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run, ranking_order
 from unjudged.errors import FormatError
 from unjudged.io._columns import HEAD_BYTES, TOPIC_TYPE, load_table
 from unjudged.io._source import data_lines, display_name, first_data_line
-from unjudged.io._validate import (RANKED_RUN, RUN, field_text, first_bad_float, first_bad_int,
-                                   line_of_row, row_error, score_problem)
-from unjudged.io.paths import (NameMode, Notify, RunNamer, expand_paths,  # noqa: F401
-                               frame_tag)
+from unjudged.io._validate import (
+    RANKED_RUN,
+    RUN,
+    field_text,
+    first_bad_float,
+    first_bad_int,
+    line_of_row,
+    row_error,
+    score_problem,
+)
+from unjudged.io.paths import NameMode, Notify, RunNamer, expand_paths, frame_tag  # noqa: F401
 from unjudged.policies import TieBreak
 
 RUN_LAYOUT = "qid Q0 docno rank score tag"

@@ -12,7 +12,8 @@ The number of columns of the first data line decides; every line must then have 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -128,7 +129,7 @@ def _from_dict(mapping: dict) -> SampledQrels:
     rows = [(str(q), str(d), v) for q, docs in mapping.items() for d, v in docs.items()]
     if rows and not isinstance(rows[0][2], (tuple, list)):
         return SampledQrels.from_qrels(read_qrels(mapping))
-    qid, doc, value = zip(*rows) if rows else ((), (), ())
+    qid, doc, value = zip(*rows, strict=True) if rows else ((), (), ())
     return build_sampled_qrels(qid, doc, [str(v[0]) for v in value], [int(v[1]) for v in value],
                                source="<dict>")
 

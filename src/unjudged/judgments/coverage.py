@@ -7,8 +7,8 @@ be trusted. Coverage reads the rankings as the evaluation does (same tie-breakin
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -16,8 +16,8 @@ from unjudged.data._strings import arrow_of
 from unjudged.data.judged import PAD, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
-from unjudged.policies import Policies
 from unjudged.judgments.pools import JudgingPool, build_pool
+from unjudged.policies import Policies
 
 BANDS = ((1, 5), (6, 10), (11, 20), (21, 50), (51, 100))
 
@@ -90,7 +90,7 @@ def coverage(runs: Iterable[Run], qrels: Qrels, bands: Sequence[tuple[int, int]]
     in_qrels = np.array([t in qrels.topic_index for t in pool.topics], dtype=bool)
     pool = _restrict(pool, in_qrels[pool.topic] if len(pool) else np.zeros(0, bool))
     unique = pool.unique_by_run()
-    for rc, u in zip(out, unique.tolist()):
+    for rc, u in zip(out, unique.tolist(), strict=True):
         rc.unique = u
     return Coverage(out, bands, depth, pool)
 

@@ -21,8 +21,8 @@ for a fixed (seed, trial) a smaller uniform sample lies inside a larger one.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

@@ -20,8 +20,14 @@ import numpy as np
 from unjudged.data.qrels import Qrels
 from unjudged.io.qrels import read_qrels
 from unjudged.judgments.diff import QrelsDiff, diff_qrels
-from unjudged.judgments.edit import (CONFLICT_RULES, filter_qrels, merge_qrels, parse_topics,
-                                     qrels_labels, read_topics_file)
+from unjudged.judgments.edit import (
+    CONFLICT_RULES,
+    filter_qrels,
+    merge_qrels,
+    parse_topics,
+    qrels_labels,
+    read_topics_file,
+)
 
 __all__ = ["judgment_stats", "merge_qrels", "diff_qrels", "QrelsDiff", "filter_qrels",
            "parse_topics", "read_topics_file", "qrels_labels", "CONFLICT_RULES"]
@@ -47,7 +53,7 @@ def judgment_stats(qrels_list: Any, rel_level: int = 1, union: bool = True):
 
     items = qrels_list if isinstance(qrels_list, (list, tuple)) else [qrels_list]
     qs = [read_qrels(q) for q in items]
-    blocks = list(zip(qrels_labels(qs), qs))
+    blocks = list(zip(qrels_labels(qs), qs, strict=True))
     if union and len(qs) > 1:
         blocks.append(("union", merge_qrels(qs, on_conflict="max")))
     grades = np.unique(np.concatenate([q.key_grades for _, q in blocks]))

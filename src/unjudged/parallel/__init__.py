@@ -26,7 +26,7 @@ __all__ = ["make_executor", "Executor", "SerialExecutor", "ProcessExecutor", "Th
            "DaskExecutor", "progress_bar", "NOTHING"]
 
 
-def make_executor(jobs: int | None = None, dask: str | None = None) -> "Executor":
+def make_executor(jobs: int | None = None, dask: str | None = None) -> Executor:
     """The executor for `--jobs` and `--dask`.
 
     dask "local" starts a Dask cluster of `jobs` processes (default: one per CPU) on this

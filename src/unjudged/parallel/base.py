@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pickle
 import traceback
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Protocol
 
 
 class _Nothing:
@@ -26,7 +27,7 @@ class Executor(Protocol):
     def map(self, fn: Callable[..., Any], items: Iterable[Any], *, desc: str | None = None,
             shared: Any = NOTHING, chunksize: int | None = None) -> list[Any]: ...
 
-    def __enter__(self) -> "Executor": ...
+    def __enter__(self) -> Executor: ...
 
     def __exit__(self, *exc: Any) -> None: ...
 
@@ -85,7 +86,7 @@ class _Failure:
         return _rebuild, (type(exc), exc.args, dict(vars(exc)), self.trace)
 
     @classmethod
-    def capture(cls, exc: BaseException, remote: bool) -> "_Failure":
+    def capture(cls, exc: BaseException, remote: bool) -> _Failure:
         if not remote:  # the caller's process: the exception object itself, traceback included
             return cls(exc)
         failure = cls(exc, traceback.format_exc())

@@ -6,7 +6,8 @@ dask and distributed are imported only when a DaskExecutor is created.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from unjudged.errors import UnjudgedError
 from unjudged.parallel.base import NOTHING, _PoolExecutor, _run_chunk, _sigint_ignored

@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from unjudged.analysis.matrix import DecisionMatrix
 from unjudged.analysis.baseline import BASELINE_KEYS
+from unjudged.analysis.matrix import DecisionMatrix
 from unjudged.report.rows import render_rows
 
 SUMMARY_KEYS = ("measure", "depth", "runs", "pairs", "case_1", "case_2", "case_3", "case_4",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _LONGEST = 80  # characters kept of a name; the rest is represented by the hash
@@ -70,7 +70,7 @@ def derived_files(names: Iterable[str], make: Callable[[str], str],
     """
     names = list(names)
     files = [make(s) for s in file_stems(names, **stems)]
-    note_files(dict.fromkeys((f, n) for f, n in zip(files, names) if make(n) != f), notify)
+    note_files(dict.fromkeys((f, n) for f, n in zip(files, names, strict=True) if make(n) != f), notify)
     return files
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import json
 
-from unjudged.report.rows import row_writer, safe_text
 from unjudged.engine.results import Results
+from unjudged.report.rows import row_writer, safe_text
 
 
 def _rows(results: Results, per_topic: bool, safe=str):
@@ -20,7 +20,7 @@ def _rows(results: Results, per_topic: bool, safe=str):
                 topic = safe(topic)
                 for m, measure in enumerate(r.measures):
                     yield run, topic, names[m], float(r.values[t, m]), measure.spec.integer
-        for m, (measure, value) in enumerate(zip(r.measures, r.summary)):
+        for m, (measure, value) in enumerate(zip(r.measures, r.summary, strict=True)):
             yield run, "all", names[m], float(value), measure.spec.integer
 
 
@@ -60,9 +60,9 @@ def _table(results: Results, per_topic: bool) -> str:
         run = safe(r.run)
         if per_topic:
             for t, topic in enumerate(r.topics):
-                body.append([run, safe(topic)] + [_num(v, i) for v, i in zip(r.values[t], ints)])
+                body.append([run, safe(topic)] + [_num(v, i) for v, i in zip(r.values[t], ints, strict=True)])
         body.append([run] + (["all"] if per_topic else []) +
-                    [_num(v, i) for v, i in zip(r.summary, ints)])
+                    [_num(v, i) for v, i in zip(r.summary, ints, strict=True)])
     widths = [max(len(row[c]) for row in [header] + body) for c in range(len(header))]
     lead = 2 if per_topic else 1
 

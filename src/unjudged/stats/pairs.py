@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from unjudged.stats import resampling as rs
 from unjudged.stats import paired as st
+from unjudged.stats import resampling as rs
 from unjudged.stats.tukey import tukey_pairs
 
 METHODS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap", "t-bonferroni", "t-holm",

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from unjudged.stats import resampling as rs
 from unjudged.stats import paired as st
+from unjudged.stats import resampling as rs
 from unjudged.stats.pairs import METHODS, PairResult, pair_arrays
 
 TESTS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap")
@@ -180,7 +180,7 @@ def pairwise_tests(scores, names, method: str = "t", alpha: float = 0.05, seed: 
             for i, j, md, p, s, lo, hi, es in zip(
                 arr["i"].tolist(), arr["j"].tolist(), arr["mean_diff"].tolist(),
                 arr["p_value"].tolist(), arr["significant"].tolist(), arr["ci_low"].tolist(),
-                arr["ci_high"].tolist(), arr["effect_size"].tolist())]
+                arr["ci_high"].tolist(), arr["effect_size"].tolist(), strict=True)]
 
 
 def significance_matrix(scores, method: str = "t", alpha: float = 0.05, seed: int = 0,

@@ -18,7 +18,7 @@ executor.
 from __future__ import annotations
 
 import hashlib
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 

@@ -6,8 +6,8 @@ how the per-topic values are aggregated and printed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from unjudged.measures import parse_measure
 

@@ -7,9 +7,9 @@ import numpy as np
 from unjudged.data.judged import NONPOOL, PAD, UNJUDGED, Judged, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
+from unjudged.engine.results import aggregate
 from unjudged.errors import MeasureSpecError, UnjudgedError
 from unjudged.policies import Policies
-from unjudged.engine.results import aggregate
 from unjudged.trec_eval._families import BY_NAME, FAMILIES, SETS, Family
 
 
@@ -74,7 +74,7 @@ def relstring(j: Judged, length: int) -> list[str]:
     lack, '.' for pooled-but-unjudged ones (negative grades)."""
     g = j.cut(length)
     out = []
-    for row, n in zip(g, np.minimum(j.length, length)):
+    for row, n in zip(g, np.minimum(j.length, length), strict=True):
         chars = ["." if v == UNJUDGED else "-" if v in (NONPOOL, PAD) else ">" if v > 9 else str(v)
                  for v in row[:n].tolist()]
         out.append("'" + "".join(chars) + "'")
