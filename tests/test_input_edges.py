@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -363,7 +364,7 @@ def test_line_limit_in_chunks_finds_the_first_long_line(limit, parts, cuts):
             break
     check, found = LineLimit(limit), -1
     bounds = sorted({0, len(data), *(min(c, len(data)) for c in cuts)})
-    for a, b in zip(bounds, bounds[1:], strict=True):
+    for a, b in pairwise(bounds):
         over = check.check(data[a:b])
         if over >= 0:
             found = a + over

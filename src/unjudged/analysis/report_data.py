@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -111,7 +112,7 @@ def _pairs(res, judged, order: list[str], baseline: str | None, seed: int) -> li
     if baseline is not None:
         return baseline_comparison(res, judged, baseline, seed=seed)
     rows = []
-    for a, b in zip(order, order[1:], strict=True):
+    for a, b in pairwise(order):
         rows += baseline_comparison(Results([by[a], by[b]]), Results([jby[a], jby[b]]), b,
                                     seed=seed)
     return rows
