@@ -96,7 +96,7 @@ def load(measures=MEASURES) -> Setup:
     truth = np.empty((n_r, n_t, len(ms)))
     qualifies = np.empty((n_r, n_t), dtype=bool)
     unjudged_rnd1 = np.empty((n_r, n_t), dtype=bool)
-    for i, (run, res) in enumerate(zip(runs, truth_res.runs, strict=True)):
+    for i, (run, res) in enumerate(zip(runs, truth_res.runs, strict=False)):
         if list(res.topics) != topics:
             raise SystemExit(f"run {run.name}: unexpected topics")
         truth[i] = res.values
@@ -147,7 +147,7 @@ def run_estimates(setup: Setup, prior: str, b: int, seed: int, workers: int = 1,
         r.samples = None  # free as we go
     del est
     return PriorEstimates(points, stats, np.concatenate(kept, axis=1),
-                          {m: int(v) for m, v in zip(measures, outside, strict=True)}, seconds)
+                          {m: int(v) for m, v in zip(measures, outside, strict=False)}, seconds)
 
 
 # ------------------------------------------------------------------------------------------

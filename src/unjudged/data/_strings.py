@@ -74,7 +74,7 @@ def intern_topics(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.nda
     names = sorted({n for names in local for n in names}, key=str.encode)
     index = {n: i for i, n in enumerate(names)}
     parts = [np.array([index[n] for n in names_c], dtype=np.int32)[numpy_of(c.indices)]
-             if len(c) else np.zeros(0, dtype=np.int32) for c, names_c in zip(chunks, local, strict=True)]
+             if len(c) else np.zeros(0, dtype=np.int32) for c, names_c in zip(chunks, local, strict=False)]
     codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
     return names, codes
 

@@ -148,7 +148,7 @@ def _probabilities(topics, labels, intents, width) -> np.ndarray:
     """(topics, S) intent probabilities: uniform over each topic's subtopics, or the given ones
     renormalised (a topic whose given probabilities are all 0 falls back to uniform)."""
     prob = np.zeros((len(topics), width))
-    for t, (topic, labs) in enumerate(zip(topics, labels, strict=True)):  # per topic: a handful of labels
+    for t, (topic, labs) in enumerate(zip(topics, labels, strict=False)):  # per topic: a handful of labels
         if not labs:
             continue
         p = np.array([intents.get((topic, lab), 0.0) for lab in labs]) if intents else \

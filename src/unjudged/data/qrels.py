@@ -129,7 +129,7 @@ class Qrels:
         docs = self.docs.to_pylist()
         v = len(docs)
         out: dict[str, dict[str, int]] = {t: {} for t in self.topics}
-        for key, g in zip(self.keys.tolist(), self.key_grades.tolist(), strict=True):
+        for key, g in zip(self.keys.tolist(), self.key_grades.tolist(), strict=False):
             out[self.topics[key // v]][docs[key % v]] = g
         return out
 

@@ -105,7 +105,7 @@ class Run:
         out: dict[str, dict[str, float]] = {}
         for i, t in enumerate(self.topics):
             a, b = self.offsets[i], self.offsets[i + 1]
-            out[t] = dict(zip(docs[a:b], self.score[a:b].tolist(), strict=True))
+            out[t] = dict(zip(docs[a:b], self.score[a:b].tolist(), strict=False))
         return out
 
 

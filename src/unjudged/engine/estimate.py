@@ -100,7 +100,7 @@ def _row(r: RunEstimate, totals: dict[str, np.ndarray], t: int | None, i: int,
         if np.isnan(stats[0]):
             return None
         value = r.run_point[i] if t is None else r.point[t, i]
-        return {"value": float(value), **{k: float(v) for k, v in zip(STATS, stats, strict=True)}}
+        return {"value": float(value), **{k: float(v) for k, v in zip(STATS, stats, strict=False)}}
     values = r.points.get(method)
     if values is None:
         return None
@@ -193,7 +193,7 @@ def _bootstrap(base: Judged, measures: list[Measure], cols: list[int], out: np.n
     streams = [bs.stream(seed, base.run_name, t) for t in base.topics]
     for t0, t1, i0, i1 in bs.batches(n, b, base.depth):
         batch = bs.sample(base, prior, streams, t0, t1, i0, i1)
-        for col, m in zip(cols, measures, strict=True):
+        for col, m in zip(cols, measures, strict=False):
             out[i0:i1, t0:t1, col] = m.compute(batch)
 
 
@@ -324,7 +324,7 @@ def fit_quantiles(est: Estimates, runs: list[Run], truth: Qrels,
     report: dict[str, dict[str, Any]] = {}
     for i, m in enumerate(est.runs[0].measures if est.runs else []):
         cols, values, groups = [], [], []
-        for r, j in zip(est.runs, truths, strict=True):
+        for r, j in zip(est.runs, truths, strict=False):
             if r.samples is None:
                 raise ValueError("fitting a quantile needs the bootstrap samples")
             known = {t: k for k, t in enumerate(j.topics)}

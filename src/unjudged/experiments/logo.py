@@ -98,7 +98,7 @@ def leave_one_group_out(runs: Sequence[Run], qrels: Qrels, groups: dict[str, str
     ms = parse_measures(measures)
     runs = list(runs)
     group_of = dict(zip((r.name for r in runs), group_runs([r.name for r in runs], groups,
-                                                            groups_source), strict=True))
+                                                            groups_source), strict=False))
     pool = build_pool(runs, depth, groups=group_of)
     keys = pool.qrels_keys(qrels)
     removed = {g: keys[(pool.only_group == i) & (keys >= 0)]
@@ -204,7 +204,7 @@ def _assemble(parts: list[dict[str, Any]], truths, topics: list[str], ms: list[M
     ranges: dict[tuple[str, str], np.ndarray] = {}
     unjudged = np.zeros(shape[:2], dtype=np.int64)
     unjudged_full = np.zeros(shape[:2], dtype=np.int64)
-    for r, (part, tr) in enumerate(zip(parts, truths, strict=True)):
+    for r, (part, tr) in enumerate(zip(parts, truths, strict=False)):
         cols = np.array([tix[t] for t in tr.topics], dtype=np.int64)
         truth[r, cols] = tr.values
         cols = np.array([tix[t] for t in part["topics"]], dtype=np.int64)

@@ -191,12 +191,12 @@ def _assemble(parts: list[dict[str, Any]], items: list[tuple[int, int]],
     judged = np.zeros(len(designs))
     arrays: dict[str, dict[tuple[int, str], np.ndarray]] = {
         k: {} for k in ("estimate", "sd", "covered", "topics")}
-    for (d, t), part in zip(items, parts, strict=True):
+    for (d, t), part in zip(items, parts, strict=False):
         judged[d] += part["judged"] / trials
         for label, values in part.items():
             if label == "judged":
                 continue
-            for name, v in zip(("estimate", "sd", "covered", "topics"), values, strict=True):
+            for name, v in zip(("estimate", "sd", "covered", "topics"), values, strict=False):
                 arrays[name].setdefault((d, label), np.zeros((trials,) + v.shape, v.dtype))[t] = v
     return SamplingSweep(designs=designs, trials=trials, runs=[], contributing=np.zeros(0, bool),
                          estimators=ms, targets=[], truth=np.zeros(0), judged=judged, **arrays)

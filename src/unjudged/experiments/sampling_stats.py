@@ -95,7 +95,7 @@ def sampling_table(sweep: SamplingSweep) -> list[dict[str, Any]]:
     for d, label in sweep.samples:
         est, sd = sweep.estimate[(d, label)], sweep.sd[(d, label)]
         covered, topics = sweep.covered[(d, label)], sweep.topics[(d, label)]
-        for m, (measure, target) in enumerate(zip(sweep.estimators, sweep.targets, strict=True)):
+        for m, (measure, target) in enumerate(zip(sweep.estimators, sweep.targets, strict=False)):
             for group, mask in run_groups(sweep):
                 e, s, truth = est[:, mask, m], sd[:, mask, m], sweep.truth[mask, m]
                 stats = accuracy(e, truth)

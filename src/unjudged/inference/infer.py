@@ -163,7 +163,7 @@ class Inference:
         blocks.append(("all", *self.summary))
         out = []
         for topic, values, variance in blocks:
-            for m, v, var in zip(self.measures, values, variance, strict=True):
+            for m, v, var in zip(self.measures, values, variance, strict=False):
                 row: dict[str, Any] = {"run": self.run, "topic": topic, "measure": m.name,
                                        "value": float(v)}
                 if self.level is not None:
@@ -181,7 +181,7 @@ def infer_runs(runs: Iterable[Any], qrels: SampledQrels, measures: list[Measure]
     if level is not None:
         z_value(level)  # fail early on a bad level
     how = [method_of(m, method) for m in measures]
-    boot = [m for m, h in zip(measures, how, strict=True) if h == "bootstrap"]
+    boot = [m for m, h in zip(measures, how, strict=False) if h == "bootstrap"]
     reps = Replicates(qrels, b, seed) if level is not None and boot else None
     pools: dict[tuple[str, ...], Pool] = {}
     for run in runs:

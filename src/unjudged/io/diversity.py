@@ -44,7 +44,7 @@ def read_diversity_qrels(source: Any, layout: str = "ndeval",
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
     if isinstance(source, list):
-        cols = list(zip(*source, strict=True)) if source else [[], [], [], []]
+        cols = list(zip(*source, strict=False)) if source else [[], [], [], []]
         qrels = build_qrels(*(pa.array([str(x) for x in c], pa.string()) for c in cols[:3]),
                             pa.array([int(g) for g in cols[3]], pa.int64()), source="<list>")
     else:

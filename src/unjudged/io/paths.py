@@ -195,7 +195,7 @@ def file_names(paths: list[str]) -> list[str]:
             else:
                 left.append(i)
         todo, k = left, k + 1
-    return [o or p for o, p in zip(out, paths, strict=True)]
+    return [o or p for o, p in zip(out, paths, strict=False)]
 
 
 def unique_names(tags: list[str | None], files: list[str | None], mode: NameMode = "tag",
@@ -228,7 +228,7 @@ def unique_names(tags: list[str | None], files: list[str | None], mode: NameMode
         shown = ", ".join(f"{files[i]} is named {names[i]}" for i in with_file[:5])
         more = f", and {len(with_file) - 5} more" if len(with_file) > 5 else ""
         notify(f"{len(clash)} runs share the tag {tag!r}: {shown}{more}")
-    for i, (t, f) in enumerate(zip(tags, files, strict=True)):
+    for i, (t, f) in enumerate(zip(tags, files, strict=False)):
         if t is None and f is None:
             names[i] = "run" if len(tags) == 1 else f"run{i + 1}"
     return _distinct(names)
@@ -237,7 +237,7 @@ def unique_names(tags: list[str | None], files: list[str | None], mode: NameMode
 def _by_file(names: list[str | None], files: list[str | None], which) -> list[str | None]:
     out = list(names)
     which = [i for i in which if files[i] is not None]
-    for i, name in zip(which, file_names([files[i] for i in which]), strict=True):
+    for i, name in zip(which, file_names([files[i] for i in which]), strict=False):
         out[i] = name
     return out
 

@@ -34,7 +34,7 @@ def read_qrels(source: Any) -> Qrels:
     if isinstance(source, dict):
         rows = [(str(q), "0", str(d), _number(g, "<dict>")) for q, docs in source.items()
                 for d, g in docs.items()]
-        cols = list(zip(*rows, strict=True)) if rows else [[], [], [], []]
+        cols = list(zip(*rows, strict=False)) if rows else [[], [], [], []]
         return build_qrels(*(pa.array(list(c), pa.string()) for c in cols[:3]),
                            pa.array(list(cols[3]), pa.int64()), source="<dict>")
     if type(source).__name__ == "DataFrame":

@@ -129,7 +129,7 @@ def _from_dict(mapping: dict) -> SampledQrels:
     rows = [(str(q), str(d), v) for q, docs in mapping.items() for d, v in docs.items()]
     if rows and not isinstance(rows[0][2], (tuple, list)):
         return SampledQrels.from_qrels(read_qrels(mapping))
-    qid, doc, value = zip(*rows, strict=True) if rows else ((), (), ())
+    qid, doc, value = zip(*rows, strict=False) if rows else ((), (), ())
     return build_sampled_qrels(qid, doc, [str(v[0]) for v in value], [int(v[1]) for v in value],
                                source="<dict>")
 

@@ -110,7 +110,7 @@ def iter_topic_batches(source: Any, names: list[str], layout: str, include: list
             if held < table.num_rows:
                 table, blocks = table.slice(0, held), _first_blocks(blocks, len(starts) - 1, held)
             topics = blocks[0]
-            for code, start in zip(blocks[3].tolist(), blocks[2].tolist(), strict=True):
+            for code, start in zip(blocks[3].tolist(), blocks[2].tolist(), strict=False):
                 seen[topics[code]] = rows.line(start)
             done = piece.count(b"\n", 0, end)
             yield TopicBatch(piece[:end], first_line, table, blocks, first_line - 1 + done,

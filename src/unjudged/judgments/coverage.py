@@ -90,7 +90,7 @@ def coverage(runs: Iterable[Run], qrels: Qrels, bands: Sequence[tuple[int, int]]
     in_qrels = np.array([t in qrels.topic_index for t in pool.topics], dtype=bool)
     pool = _restrict(pool, in_qrels[pool.topic] if len(pool) else np.zeros(0, bool))
     unique = pool.unique_by_run()
-    for rc, u in zip(out, unique.tolist(), strict=True):
+    for rc, u in zip(out, unique.tolist(), strict=False):
         rc.unique = u
     return Coverage(out, bands, depth, pool)
 

@@ -189,10 +189,10 @@ def pool_lines(pool: JudgingPool, fmt: str = "qrels") -> str:
     topics = np.array(pool.topics, dtype=object)[pool.topic] if len(pool) else []
     docs = pool.docno.to_pylist()
     if fmt == "pairs":
-        return "".join(f"{t} {d}\n" for t, d in zip(topics, docs, strict=True))
+        return "".join(f"{t} {d}\n" for t, d in zip(topics, docs, strict=False))
     if fmt == "tsv":
         head = "topic\tdocno\tbest_rank\truns\tgroups\n"
         return head + "".join(f"{t}\t{d}\t{k}\t{r}\t{g}\n" for t, d, k, r, g in zip(
             topics, docs, pool.best_rank.tolist(), pool.n_runs.tolist(),
-            pool.n_groups.tolist(), strict=True))
-    return "".join(f"{t} 0 {d} -1\n" for t, d in zip(topics, docs, strict=True))
+            pool.n_groups.tolist(), strict=False))
+    return "".join(f"{t} 0 {d} -1\n" for t, d in zip(topics, docs, strict=False))

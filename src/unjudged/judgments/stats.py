@@ -53,7 +53,7 @@ def judgment_stats(qrels_list: Any, rel_level: int = 1, union: bool = True):
 
     items = qrels_list if isinstance(qrels_list, (list, tuple)) else [qrels_list]
     qs = [read_qrels(q) for q in items]
-    blocks = list(zip(qrels_labels(qs), qs, strict=True))
+    blocks = list(zip(qrels_labels(qs), qs, strict=False))
     if union and len(qs) > 1:
         blocks.append(("union", merge_qrels(qs, on_conflict="max")))
     grades = np.unique(np.concatenate([q.key_grades for _, q in blocks]))

@@ -147,7 +147,7 @@ def subtopics_from_qrels(qrels: Any) -> dict[str, dict[str, list[str]]]:
     keep = np.flatnonzero(qrels.grade > 0)
     out: dict[str, dict[str, list[str]]] = {}
     for t, s, d in zip(np.asarray(qrels.topics, dtype=object)[qrels.tcode[keep]].tolist(),
-                       groups[keep].tolist(), docs[qrels.dcode[keep]].tolist(), strict=True):
+                       groups[keep].tolist(), docs[qrels.dcode[keep]].tolist(), strict=False):
         out.setdefault(t, {}).setdefault(s, []).append(d)
     return out
 
@@ -262,8 +262,8 @@ def _subtopic_rows(qrels: Mapping, index: Any, notify=None) -> dict[str, list[np
     in_corpus: dict[tuple[str, str], bool] = {}
     for topic, subtopics in qrels.items():
         rows = [index.rows(list(d)) for d in subtopics.values()]
-        for docs, r in zip(subtopics.values(), rows if notify is not None else (), strict=True):
-            in_corpus.update(((str(topic), d), k >= 0) for d, k in zip(docs, r.tolist(), strict=True))
+        for docs, r in zip(subtopics.values(), rows if notify is not None else (), strict=False):
+            in_corpus.update(((str(topic), d), k >= 0) for d, k in zip(docs, r.tolist(), strict=False))
         found = [r[r >= 0] for r in rows]
         found = [r for r in found if r.size]
         if found:

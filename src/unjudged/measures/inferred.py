@@ -54,7 +54,7 @@ def _cumulative(s: SampledJudged, lv: int, stratum: int, inclusive: bool):
     w = s.weight * inside
     parts = (inside, w, w * (s.grades >= lv))
     out = [np.cumsum(a, axis=-1, dtype=np.float64) for a in parts]
-    return out if inclusive else [c - a for c, a in zip(out, parts, strict=True)]
+    return out if inclusive else [c - a for c, a in zip(out, parts, strict=False)]
 
 
 def xinf_precisions(s: SampledJudged, lv: int, smoothing: str = "sample_eval") -> np.ndarray:

@@ -70,9 +70,9 @@ def _wide(rows: list[dict], est) -> str:
                 line.append("-" if r is None else f"{r['value']:.4f}")
         body.append(line)
     widths = [max(len(x[c]) for x in [header] + body) for c in range(len(header))]
-    text = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    text = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)).rstrip()]
     text += ["  ".join(c.ljust(w) if i < 3 else c.rjust(w)
-                       for i, (c, w) in enumerate(zip(line, widths, strict=True))).rstrip()
+                       for i, (c, w) in enumerate(zip(line, widths, strict=False))).rstrip()
              for line in body]
     note = ""
     if any(m.startswith("guaranteed") for m in methods):

@@ -50,7 +50,7 @@ def plot_matrix(dm: DecisionMatrix, path: str, notify=None) -> list[str]:
     if folder:
         make_folder(folder)
     check_targets(targets)
-    for family, target in zip(dm.families, targets, strict=True):
+    for family, target in zip(dm.families, targets, strict=False):
         fig = _trend_figure(plt, dm, family)
         save_figure(fig, target, dpi=72)
     fig = _tau_figure(plt, dm)
@@ -75,7 +75,7 @@ def _trend_figure(plt, dm: DecisionMatrix, family: str):
                              layout="constrained")
     first, _ = dm.means(family, dm.depths[0])
     order = np.lexsort((np.arange(len(first)), -first))
-    for row, d in zip(axes, dm.depths, strict=True):
+    for row, d in zip(axes, dm.depths, strict=False):
         pm, ph, am, ah = dm.intervals(family, d)
         _panel(row[0], pm[order], ph[order], f"{family}@{d}", "tab:blue")
         _panel(row[1], am[order], ah[order], dm.assessment_name(d), "tab:orange")

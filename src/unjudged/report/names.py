@@ -70,7 +70,7 @@ def derived_files(names: Iterable[str], make: Callable[[str], str],
     """
     names = list(names)
     files = [make(s) for s in file_stems(names, **stems)]
-    note_files(dict.fromkeys((f, n) for f, n in zip(files, names, strict=True) if make(n) != f), notify)
+    note_files(dict.fromkeys((f, n) for f, n in zip(files, names, strict=False) if make(n) != f), notify)
     return files
 
 

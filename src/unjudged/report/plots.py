@@ -31,7 +31,7 @@ def plot_estimates(est, path: str, measure: int = 0) -> list[str]:
     targets = [path] if len(est.runs) == 1 else \
         derived_files([r.run for r in drawn], lambda s: f"{stem}-{s}{ext}")
     check_targets(targets)  # all of them, before the first is written
-    for r, target in zip(drawn, targets, strict=True):
+    for r, target in zip(drawn, targets, strict=False):
         fig = _figure(plt, r, measure, est.point)
         save_figure(fig, target, dpi=110)
         written.append(target)
@@ -127,7 +127,7 @@ def plot_logo(sweep, path: str, measure: int = 0) -> str:
                              sharex=True, sharey=True, layout="constrained")
     truth = sweep.truth[..., measure].ravel()
     lost = (sweep.unjudged > sweep.unjudged_full).ravel()
-    for ax, name in zip(axes.flat, names, strict=True):
+    for ax, name in zip(axes.flat, names, strict=False):
         est = sweep.values[name][..., measure].ravel()
         ok = ~(np.isnan(truth) | np.isnan(est))
         rmse = float(np.sqrt(np.mean((est[ok] - truth[ok]) ** 2)))

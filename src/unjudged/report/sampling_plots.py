@@ -70,7 +70,7 @@ def plot_scatter(sweep, path: str, estimator: int = 0, trial: int = 0) -> str:
     fig, axes = plt.subplots(nrows, cols, squeeze=False, figsize=(4.0 * cols, 4.0 * nrows))
     truth = sweep.truth[:, estimator]
     z = z_value(sweep.level)
-    for ax, (d, label) in zip(axes.ravel(), sets, strict=True):
+    for ax, (d, label) in zip(axes.ravel(), sets, strict=False):
         est = sweep.estimate[(d, label)][trial, :, estimator]
         half = z * sweep.sd[(d, label)][trial, :, estimator]
         half = np.where(np.isfinite(half), half, 0.0)

@@ -180,7 +180,7 @@ def pairwise_tests(scores, names, method: str = "t", alpha: float = 0.05, seed: 
             for i, j, md, p, s, lo, hi, es in zip(
                 arr["i"].tolist(), arr["j"].tolist(), arr["mean_diff"].tolist(),
                 arr["p_value"].tolist(), arr["significant"].tolist(), arr["ci_low"].tolist(),
-                arr["ci_high"].tolist(), arr["effect_size"].tolist(), strict=True)]
+                arr["ci_high"].tolist(), arr["effect_size"].tolist(), strict=False)]
 
 
 def significance_matrix(scores, method: str = "t", alpha: float = 0.05, seed: int = 0,

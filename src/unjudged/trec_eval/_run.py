@@ -74,7 +74,7 @@ def relstring(j: Judged, length: int) -> list[str]:
     lack, '.' for pooled-but-unjudged ones (negative grades)."""
     g = j.cut(length)
     out = []
-    for row, n in zip(g, np.minimum(j.length, length), strict=True):
+    for row, n in zip(g, np.minimum(j.length, length), strict=False):
         chars = ["." if v == UNJUDGED else "-" if v in (NONPOOL, PAD) else ">" if v > 9 else str(v)
                  for v in row[:n].tolist()]
         out.append("'" + "".join(chars) + "'")

@@ -54,7 +54,7 @@ class Page:
         paths = [os.path.join(folder, name) for name in files]
         make_folder(folder)
         check_targets(paths)
-        for path, data in zip(paths, files.values(), strict=True):
+        for path, data in zip(paths, files.values(), strict=False):
             write_file(path, data)
         return paths
 
@@ -92,7 +92,7 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
     from unjudged.report.html import figures as F
 
     measure_stems = dict(zip(data.measures, file_stems(data.measures, _HTML_UNSAFE,
-                                                       mark_changed=False), strict=True))
+                                                       mark_changed=False), strict=False))
     parts = []
     for m in data.measures:
         s = measure_stems[m]
@@ -113,10 +113,10 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
     if data.panels is not None:
         names = [r.run for r in data.panels.runs]
         stems = file_stems(names, _HTML_UNSAFE)
-        page.renamed = {f"topics-{s}.png": n for s, n in zip(stems, names, strict=True) if s != n}
+        page.renamed = {f"topics-{s}.png": n for s, n in zip(stems, names, strict=False) if s != n}
         panels = "\n".join(fig(f"topics-{s}", F.panel_figure(r, order, data.panels.point),
                                f"{r.run}: bootstrap per topic")
-                           for r, order, s in zip(data.panels.runs, data.panel_orders, stems, strict=True))
+                           for r, order, s in zip(data.panels.runs, data.panel_orders, stems, strict=False))
     collection = (fig("judgments", F.judgments_figure(data.judgments),
                       "relevant share per topic")
                   + "<details><summary>Judgments per topic</summary>"
