@@ -1,11 +1,12 @@
 # Two commands set everything up on a machine with only Python 3.11 and make:
 #   make demo   creates .venv, installs unjudged, evaluates the shipped TREC-COVID example
-#   make test   creates .venv, installs with test extras, runs the whole suite
+#   make test   creates .venv, installs with test extras, runs the static checks and the suite
+#   make check  the static checks alone: ruff, mypy (config in pyproject.toml), import layers
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo check test bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -18,7 +19,12 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 demo: $(VENV)/.installed
 	$(BIN)/unjudged demo
 
-test: $(VENV)/.installed
+check: $(VENV)/.installed
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test: check
 	$(BIN)/python -m pytest -q
 
 bench: $(VENV)/.installed

@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-import bootstrap_reference as ref
+import bootstrap_reference as ref  # noqa: E402  (found through the path set just above)
 
 K = 10
 MEASURE = "nDCG@10"
@@ -105,7 +105,8 @@ def time_package(args, run_files):
            "all_read_times": read_times, "all_estimate_times": est_times}
     if args.workers > 1:
         t_par, par_times, par = best_of(args.repeats, lambda: est(args.workers))
-        same = all((a.stats == b.stats).all() for a, b in zip(estimates.runs, par.runs, strict=False))
+        same = all((a.stats == b.stats).all()
+                   for a, b in zip(estimates.runs, par.runs, strict=True))
         out["parallel"] = {"workers": args.workers, "estimate_s": t_par,
                            "ms_per_pair": 1e3 * t_par / pairs, "all_times": par_times,
                            "identical_to_serial": bool(same)}
@@ -151,7 +152,7 @@ def time_cli(args, workers=1):
         lines = proc.stdout.splitlines()
         head = lines[0].split("\t")
         for line in lines[1:]:
-            f = dict(zip(head, line.split("\t"), strict=False))
+            f = dict(zip(head, line.split("\t"), strict=True))
             rows[f["run"]] = float(f["mean"])
     return {"command": " ".join(_rel(a) for a in argv), "seconds": min(times),
             "all_times": times, "returncode": proc.returncode,
@@ -213,7 +214,7 @@ def agreement(pairs, estimates, result, b):
     rows = []
     for key in pairs:
         s = where[key]
-        pkg = dict(zip(STATS, map(float, s), strict=False))
+        pkg = dict(zip(STATS, map(float, s), strict=True))
         mine = result[key]
         se = math.sqrt((pkg["std"] ** 2 + mine["std"] ** 2) / b)
         diff = pkg["mean"] - mine["mean"]

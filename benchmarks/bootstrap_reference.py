@@ -120,12 +120,12 @@ def prepare(run: str, topic: str, top: list[str], judgments: dict[str, int], k: 
     p_pool = dist(pool_count) or [1.0] + [0.0] * (levels - 1)
     p_run = dist(run_count) or p_pool
     p = {"pool": p_pool, "run": p_run,
-         "pool+run": [(a + b) / 2 for a, b in zip(p_pool, p_run, strict=False)]}[prior]
+         "pool+run": [(a + b) / 2 for a, b in zip(p_pool, p_run, strict=True)]}[prior]
     cdf, acc = [], 0.0
     for x in p:
         acc += x
         cdf.append(acc)
-    available = [pc - rc for pc, rc in zip(pool_count, run_count, strict=False)]
+    available = [pc - rc for pc, rc in zip(pool_count, run_count, strict=True)]
     return Pair(run, topic, judged_dcg, ideal_dcg, unjudged_discount, cdf, available)
 
 

@@ -114,7 +114,7 @@ def interleave(rankings: list[np.ndarray]) -> np.ndarray:
 
 def write_run(path: Path, name: str, topics: list[str], ranked: list[np.ndarray], docnos):
     lines = [f"{t} Q0 {docnos[d]} {r + 1} {len(row) - r} {name}"
-             for t, row in zip(topics, ranked, strict=False) for r, d in enumerate(row)]
+             for t, row in zip(topics, ranked, strict=True) for r, d in enumerate(row)]
     path.write_text("\n".join(lines) + "\n")
 
 

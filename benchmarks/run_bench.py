@@ -47,7 +47,8 @@ def commands(qrels: Path, runs: list[Path]) -> dict[str, list[str] | str]:
         cmds[tool] = [*peer, tool, *files]
     if shutil.which("trec_eval"):
         # trec_eval takes one run per call; a shell loop keeps it one process tree.
-        loop = 'q=$1; shift; for r; do trec_eval -m P.10 -m ndcg_cut.10 -m map -m bpref "$q" "$r"; done'
+        loop = ('q=$1; shift; for r; do '
+                'trec_eval -m P.10 -m ndcg_cut.10 -m map -m bpref "$q" "$r"; done')
         cmds["trec_eval"] = ["sh", "-c", loop, "sh", *files]
     else:
         cmds["trec_eval"] = "not on PATH"
@@ -149,7 +150,8 @@ def print_table(case: str, results: dict) -> None:
     if rows:
         print(f"{'':{len(case) + 1}} first run means: " + "  ".join(f"{m:>9}" for m in MEASURES))
         for tool, s in rows.items():
-            cells = [f"{s[m]:9.4f}" if isinstance(s.get(m), float) else f"{'-':>9}" for m in MEASURES]
+            cells = [f"{s[m]:9.4f}" if isinstance(s.get(m), float) else f"{'-':>9}"
+                     for m in MEASURES]
             print(f"{'':{len(case) + 1}} {tool:>16}: " + "  ".join(cells))
 
 
@@ -161,6 +163,11 @@ def versions() -> dict:
         except md.PackageNotFoundError:
             out[pkg] = None
     return out
+
+
+def count_lines(path: Path) -> int:
+    with open(path, "rb") as fh:
+        return sum(1 for _ in fh)
 
 
 def bench_case(case: str, a: argparse.Namespace) -> dict:
@@ -179,7 +186,7 @@ def bench_case(case: str, a: argparse.Namespace) -> dict:
     report = {
         "case": case, "params": generate.CASES[case], "repeats": a.repeats,
         "files": {"qrels": str(qrels), "runs": [str(r) for r in runs],
-                  "run_lines": sum(1 for r in runs for _ in open(r, "rb"))},
+                  "run_lines": sum(count_lines(r) for r in runs)},
         "machine": {"python": sys.version.split()[0], "platform": platform.platform(),
                     "cpus": os.cpu_count()},
         "versions": versions(), "date": time.strftime("%Y-%m-%dT%H:%M:%S"),

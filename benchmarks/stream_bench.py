@@ -65,7 +65,7 @@ def generate(d: Path, topics: int, seed: int = 20261123) -> tuple[Path, Path]:
                 "tag": pa.array(np.full(rows, "stream"), pa.string()).dictionary_encode(),
             }), sink, opts)
             judged.append(_judgments(rng, qids, docnos))
-    q, dn, g = (np.concatenate(parts) for parts in zip(*judged, strict=False))
+    q, dn, g = (np.concatenate(parts) for parts in zip(*judged, strict=True))
     write_qrels(qrels, *unique_qid_doc(q, dn, g))
     stamp.write_text(json.dumps(want))
     return run, qrels

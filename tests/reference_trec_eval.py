@@ -270,9 +270,9 @@ def measure_family(name: str) -> str:
     """The measure family ('-m' name) of a trec_eval output name."""
     best = None
     for fam in FAMILIES:
-        if name == fam or name.startswith(fam + "_"):
-            if best is None or len(fam) > len(best):
-                best = fam
+        if ((name == fam or name.startswith(fam + "_"))
+                and (best is None or len(fam) > len(best))):
+            best = fam
     if best is None:
         raise KeyError(name)
     return best
@@ -404,7 +404,7 @@ def evaluate_topic(qrels_topic, ranking, *, rel_level=1, max_docs=None, params=N
     # bpref: judged docs only; nonrel above each rel doc, capped at R
     bpref = 0.0
     nonrel_so_far = 0
-    for i, lab in enumerate(labels):
+    for lab in labels:
         if not _is_judged(lab):
             continue
         if lab < rel_level:
@@ -618,10 +618,8 @@ def evaluate_topic(qrels_topic, ranking, *, rel_level=1, max_docs=None, params=N
     out["set_recall"] = set_r
     out["set_map"] = set_p * set_r
     (beta, *_), suffix = prm["set_F"]
-    if num_rel_ret:  # (older trec_eval 9 computed 0/0 = nan when num_rel_ret == 0)
-        set_f = (beta + 1.0) * set_p * set_r / (beta * set_p + set_r)
-    else:
-        set_f = 0.0
+    # (older trec_eval 9 computed 0/0 = nan when num_rel_ret == 0)
+    set_f = (beta + 1.0) * set_p * set_r / (beta * set_p + set_r) if num_rel_ret else 0.0
     out[_name("set_F", suffix)] = set_f
 
     out["num_nonrel_judged_ret"] = sum(is_nonrel_judged)
@@ -662,10 +660,7 @@ def evaluate_topic(qrels_topic, ranking, *, rel_level=1, max_docs=None, params=N
 
 def evaluate(qrels, run, *, rel_level=1, max_docs=None, complete=False, params=None,
              runid=None):
-    if complete:
-        qids = sorted(qrels)
-    else:
-        qids = sorted(q for q in run if q in qrels)
+    qids = sorted(qrels) if complete else sorted(q for q in run if q in qrels)
     per_topic = {
         q: evaluate_topic(qrels[q], run.get(q, []), rel_level=rel_level,
                           max_docs=max_docs, params=params)
@@ -712,7 +707,7 @@ def format_value(name: str, value) -> str:
         return str(value)
     if fam in INT_MEASURES:
         return str(int(value))
-    return "%.4f" % value
+    return f"{value:.4f}"
 
 
 def format_output(per_topic, summary, measures=None) -> str:
@@ -722,7 +717,7 @@ def format_output(per_topic, summary, measures=None) -> str:
 
     def emit(name, qid, value):
         if keep is None or measure_family(name) in keep:
-            lines.append("%-22s\t%s\t%s\n" % (name, qid, format_value(name, value)))
+            lines.append(f"{name:<22}\t{qid}\t{format_value(name, value)}\n")
 
     for qid, values in per_topic.items():
         for name, value in values.items():

@@ -101,3 +101,44 @@ def test_eval_never_imports_pandas(tmp_path):
             "print('pandas' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.splitlines()[-1] == "False", out.stderr
+
+
+def test_policy_choices_in_help_come_from_the_policies():
+    """--ties and --negative list unjudged.policies' choices, in the order help always showed
+    them (pool: its default, file, first)."""
+    from unjudged.policies import NEGATIVES, TIE_BREAKS
+
+    def option_line(command: list[str], option: str) -> str:
+        out = CliRunner().invoke(main, [*command, "--help"], terminal_width=100).output
+        return next(line.strip() for line in out.splitlines() if line.strip().startswith(option))
+
+    assert TIE_BREAKS == ("trec_eval", "docno", "rank", "file")
+    for command in (["eval"], ["estimate"], ["infer"], ["matrix"], ["coverage"], ["sample"],
+                    ["report"], ["compare-qrels"], ["experiment", "sampling"],
+                    ["experiment", "leave-one-group-out"]):
+        assert option_line(command, "--ties").startswith("--ties [trec_eval|docno|rank|file]")
+    assert option_line(["pool"], "--ties").startswith("--ties [file|trec_eval|docno|rank]")
+    assert NEGATIVES == ("unjudged", "nonrel")
+    assert option_line(["eval"], "--negative").startswith("--negative [unjudged|nonrel]")
+    assert option_line(["eval"], "--names").startswith("--names [tag|file]")
+
+
+def test_ties_reach_the_reader_through_the_one_policies(tmp_path):
+    """Two documents tie on score: trec_eval ranks b (docno descending) first, docno a."""
+    qrels = tmp_path / "qrels.txt"
+    run = tmp_path / "run.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    run.write_text("1 Q0 a 1 1.0 r\n1 Q0 b 2 1.0 r\n")
+    p_at_1 = {}
+    for ties in ("trec_eval", "docno", "rank", "file"):
+        result = CliRunner().invoke(main, ["eval", str(qrels), str(run), "-m", "P@1",
+                                           "--ties", ties, "-f", "tsv"])
+        assert result.exit_code == 0, result.output
+        p_at_1[ties] = result.stdout.splitlines()[-1].split("\t")[-1]
+    assert p_at_1 == {"trec_eval": "0.0000", "docno": "1.0000", "rank": "1.0000",
+                      "file": "1.0000"}
+    pool = CliRunner().invoke(main, ["pool", str(run), "-k", "1", "--format", "pairs"])
+    assert pool.stdout == "1 a\n"  # file order, the pool's default
+    pool = CliRunner().invoke(main, ["pool", str(run), "-k", "1", "--format", "pairs",
+                                     "--ties", "trec_eval"])
+    assert pool.stdout == "1 b\n"

@@ -11,7 +11,8 @@ from shared_data import COVID1, need
 
 def test_round1_leaderboard():
     folder = need(COVID1)
-    rows = list(csv.DictReader(open(folder / "leaderboard.csv")))
+    with open(folder / "leaderboard.csv") as fh:
+        rows = list(csv.DictReader(fh))
     runs = sorted((folder / "runs").glob("*.xz"))
     assert len(runs) == len(rows) == 143
     df = unjudged.evaluate(runs, folder / "qrels" / "qrels-rnd1.txt",

@@ -14,26 +14,22 @@ from shared_data import DATA, need
 from unjudged.errors import MeasureSpecError
 from unjudged.io import read_qrels
 from unjudged.measures import divergence
-from unjudged.measures.divergence import (
-    divergence_scores,
-    parse_divergence,
-    rank_values,
-    subtopic_gains,
-    subtopics_from_qrels,
-    topic_gains,
-)
+from unjudged.measures.divergence import parse_divergence, rank_values, subtopic_gains
 from unjudged.text import build_index, corpus_index
+from unjudged.text import divergence as text_divergence
+from unjudged.text.divergence import divergence_scores, subtopics_from_qrels, topic_gains
 
 ALL = ["ABS-NB(mu=2)@2", "ABS-RB(mu=2)@2", "DELTA-NB(mu=2)@2", "DELTA-RB(mu=2)@2"]
 
 
 def test_doctests():
     assert doctest.testmod(divergence).failed == 0
+    assert doctest.testmod(text_divergence).failed == 0
 
 
 def _values(frame, topic="q1"):
     rows = frame[frame.topic == topic]
-    return dict(zip(rows.measure, rows.value, strict=False))
+    return dict(zip(rows.measure, rows.value, strict=True))
 
 
 def test_hand_worked_toy_vocabulary():

@@ -54,7 +54,7 @@ HAND = {
 
 def _values(run, qrels, names, **policy):
     df = unjudged.evaluate(run, qrels, names, per_topic=False, **policy)
-    return dict(zip(df.measure, df.value, strict=False))
+    return dict(zip(df.measure, df.value, strict=True))
 
 
 def test_hand_worked_values_of_every_measure():
@@ -73,7 +73,7 @@ def test_subtopics_binary_and_ideal_ties_by_largest_docno():
     # b covers both first; then a, c (subtopic 1, gain 0.5) and d (subtopic 2, 0.5) tie: the
     # largest docno, d, wins; then c (largest of a, c)
     ideal = s.ideal(0.5)[0].tolist()
-    masks = dict(zip(["a", "b", "c", "d"], s.key_mask.tolist(), strict=False))
+    masks = dict(zip(["a", "b", "c", "d"], s.key_mask.tolist(), strict=True))
     assert ideal == [masks["b"], masks["d"], masks["c"], masks["a"]]
 
 
@@ -173,7 +173,7 @@ def test_agrees_with_ndeval(name):
         pick = [ds[i] for i in rng.choice(len(ds), size=min(30, len(ds)), replace=False)]
         pick += ["unjudged-1", "unjudged-2"]
         scores = rng.permutation(100)[:len(pick)].astype(float)
-        run[t] = dict(zip(pick, scores, strict=False))
+        run[t] = dict(zip(pick, scores, strict=True))
     names = pyndeval.DEFAULT_MEASURES
     ref = pyndeval.ndeval(qrels, [(t, d, s) for t in run for d, s in run[t].items()], names)
     ours = [n.replace("strec", "S-recall") for n in names]

@@ -103,3 +103,95 @@ def test_accepts_crlf_trailing_blanks_utf8_and_extra_columns(tmp_path):
     result = _run(tmp_path, qrels, run, "-f", "tsv")
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[-1] == "r\tall\tP@5\t0.2000"
+
+
+# --- the error tree covers the library's user-facing failures -------------------------------
+
+
+def test_report_with_an_unknown_baseline_is_one_clear_error():
+    """build_report once raised TypeError here (InputError called with one argument)."""
+    from unjudged.analysis.report_data import build_report
+    from unjudged.errors import IncompatibleInputsError
+    from unjudged.io import read_qrels, read_run
+
+    q = read_qrels({"1": {"a": 1, "b": 0}})
+    runs = [read_run({"1": {"a": 2.0, "b": 1.0}}, name="x"),
+            read_run({"1": {"b": 2.0, "a": 1.0}}, name="y")]
+    with pytest.raises(IncompatibleInputsError) as exc:
+        build_report(runs, q, ["P@1"], b=10, baseline="nosuch")
+    assert str(exc.value) == "--baseline 'nosuch' is not one of the runs given"
+
+
+def test_report_cli_with_an_unknown_baseline(tmp_path):
+    q, r = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    q.write_text(QRELS)
+    r.write_text(RUN)
+    result = CliRunner().invoke(main, ["report", str(q), str(r), "-m", "P@5", "-b", "10",
+                                       "-j", "1", "--baseline", "nosuch",
+                                       "-o", str(tmp_path / "r.html")])
+    _one_line_error(result, "--baseline nosuch: not among the runs", "which are: r")
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_invalid_options_are_project_errors_and_still_value_errors():
+    import unjudged
+    from unjudged.errors import InvalidOptionError, UnjudgedError
+    from unjudged.policies import Policies
+    from unjudged.stats.significance import paired_test
+
+    assert issubclass(InvalidOptionError, UnjudgedError)
+    assert issubclass(InvalidOptionError, ValueError)
+    assert unjudged.InvalidOptionError is InvalidOptionError
+    assert "InvalidOptionError" in unjudged.__all__
+    with pytest.raises(InvalidOptionError, match=r"^test: expected one of t, wilcoxon"):
+        paired_test([0.1, 0.2], [0.3, 0.4], test="z")
+    with pytest.raises(InvalidOptionError) as exc:
+        Policies(ties="score")
+    assert str(exc.value) == "ties: expected one of trec_eval, docno, rank, file, got 'score'"
+    with pytest.raises(InvalidOptionError) as exc:
+        Policies(negative="junk")
+    assert str(exc.value) == "negative: expected one of unjudged, nonrel, got 'junk'"
+
+
+def test_tie_and_negative_choices_are_the_policies():
+    import typing
+
+    from unjudged.policies import NAME_MODES, NEGATIVES, TIE_BREAKS, NameMode, Negative, TieBreak
+
+    assert TIE_BREAKS == typing.get_args(TieBreak) == ("trec_eval", "docno", "rank", "file")
+    assert NEGATIVES == typing.get_args(Negative) == ("unjudged", "nonrel")
+    assert NAME_MODES == typing.get_args(NameMode) == ("tag", "file")
+
+
+def test_measure_parameter_outside_its_choices(tmp_path):
+    from unjudged.errors import MeasureSpecError
+    from unjudged.measures import parse_measures
+
+    with pytest.raises(MeasureSpecError) as exc:
+        parse_measures(["nDCG(dcg='exp')@10"])
+    assert str(exc.value) == ("\"nDCG(dcg='exp')@10\": dcg must be one of 'log2', 'exp-log2', "
+                              "not 'exp'")
+    assert parse_measures(["nDCG(dcg='exp-log2')@10"])[0].name == "nDCG(dcg='exp-log2')@10"
+    _one_line_error(_run(tmp_path, QRELS, RUN, "-m", "xinfAP(smoothing=x)"),
+                    "smoothing must be one of 'sample_eval', 'paper', not 'x'")
+
+
+def test_integer_measures_must_be_summed():
+    """A mean of counts printed as an integer would show 7.43 as "7": refused at definition."""
+    import numpy as np
+
+    from unjudged.errors import MeasureSpecError
+    from unjudged.measures import MeasureSpec, families
+
+    with pytest.raises(MeasureSpecError) as exc:
+        MeasureSpec("Hits", np.sum, "Relevant documents retrieved.", integer=True)
+    assert str(exc.value) == "measure Hits: integer values need aggregate=\"sum\", not 'mean'"
+    with pytest.raises(MeasureSpecError, match="aggregate=\"sum\", not 'gmean'"):
+        MeasureSpec("Hits", np.sum, "", integer=True, aggregate="gmean")
+    with pytest.raises(MeasureSpecError, match="aggregate must be one of mean, sum, gmean"):
+        MeasureSpec("Hits", np.sum, "", aggregate="median")
+    assert MeasureSpec("Hits", np.sum, "", integer=True, aggregate="sum").integer
+    # every registered count is summed, as trec_eval's num_ret, num_rel and num_rel_ret
+    assert {s.name for s in families() if s.integer} == {
+        "NumRet", "NumRel", "NumRelRet", "NumNonRelJudgedRet"}
+    assert all(s.aggregate == "sum" for s in families() if s.integer)

@@ -56,7 +56,7 @@ def test_ranking_matches_python_sort(tmp_path, ties, layout, long_ids):
         prefix = "clueweb09-en0000-" if long_ids else ""
         docs = rng.sample(range(1000), n)
         scores = sorted((rng.choice([1.0, 0.5, 0.25, 0.1, 0.05]) for _ in range(n)), reverse=True)
-        lines += [(t, f"{prefix}{d}", s) for d, s in zip(docs, scores, strict=False)]
+        lines += [(t, f"{prefix}{d}", s) for d, s in zip(docs, scores, strict=True)]
     if layout == "shuffled":
         rng.shuffle(lines)
     path = tmp_path / "run.txt"
@@ -113,11 +113,11 @@ def test_kernels_on_topic_slices_equal_whole_batch(monkeypatch):
     whole = [m.compute(judged) for m in measures]
     monkeypatch.setattr(spec, "_CHUNK", 7)  # a few topics per kernel call
     sliced = [m.compute(judged) for m in measures]
-    for m, a, b in zip(measures, whole, sliced, strict=False):
+    for m, a, b in zip(measures, whole, sliced, strict=True):
         np.testing.assert_array_equal(a, b, err_msg=m.name)
     grades = np.stack([judged.grades] * 3)  # with a leading sample axis too
     batch = judged.with_grades(grades)
-    for m, a in zip(measures, whole, strict=False):
+    for m, a in zip(measures, whole, strict=True):
         np.testing.assert_array_equal(m.compute(batch), np.stack([a] * 3), err_msg=m.name)
 
 

@@ -544,7 +544,7 @@ def summary(result: dict) -> str:
     others = collections.Counter(f[2] for f in result["failures"])
     lines = [head] + [f"  {status}: {n}" for status, n in others.most_common()]
     seen = set()
-    for label, check, status, detail, data in result["failures"]:
+    for label, check, status, detail, _data in result["failures"]:
         key = (status, detail.split(" (")[0][-60:])
         if key in seen:
             continue

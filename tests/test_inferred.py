@@ -270,11 +270,12 @@ def test_infap_is_trec_eval_infap_on_rel_level():
     run = read_run(str(TREC_EVAL / "results.test"), qrels=q)
     pol = Policies(rel_level=2)
     printed = {f[1]: float(f[2]) for f in (line.split() for line in
-                                           open(TREC_EVAL / "out.test.aql")) if f[0] == "infAP"}
+                                           (TREC_EVAL / "out.test.aql").read_text().splitlines())
+               if f[0] == "infAP"}
     j = judge_sampled(run, q, pol)
     plain = judge(run, read_qrels(str(TREC_EVAL / "qrels.rel_level")), pol)
     for name in ("infAP", "xinfAP(smoothing='paper')"):
-        values = dict(zip(j.topics, parse_measure(name).compute(j), strict=False))
+        values = dict(zip(j.topics, parse_measure(name).compute(j), strict=True))
         assert {t: round(v, 4) for t, v in values.items()} == \
             {t: v for t, v in printed.items() if t != "all"}, name
         np.testing.assert_allclose(list(values.values()),
@@ -288,10 +289,10 @@ def test_estimated_relevant_equals_official_sample_eval_pm2017():
     # NIST's sample_eval output for the team's runs: inum_rel per topic depends on qrels only
     q = read_sampled_qrels(str(need(PM_QRELS)))
     run = read_run({t: {"x": 1.0} for t in q.topics})
-    got = dict(zip(q.topics, parse_measure("iNumRel").compute(judge_sampled(run, q)), strict=False))
+    got = dict(zip(q.topics, parse_measure("iNumRel").compute(judge_sampled(run, q)), strict=True))
     for path in sorted((PM / "docs/final-results").glob("*.sampleval")):
-        official = {f[1]: float(f[2]) for f in (line.split() for line in open(path))
-                    if f[0] == "inum_rel"}
+        fields = (line.split() for line in path.read_text().splitlines())
+        official = {f[1]: float(f[2]) for f in fields if f[0] == "inum_rel"}
         assert official.pop("all") == pytest.approx(7098.6298, abs=1e-4)
         assert {t: round(got[t], 4) for t in official} == official, path.name
     treceval = read_qrels(str(PM / "src/main/resources/gold-standard/"
@@ -310,7 +311,7 @@ def hash_run(q: SampledQrels) -> dict:
         names = [docs[k % len(docs)] for k in q.keys[a:e].tolist()] + \
             [f"outside-{i}" for i in range(40)]
         grades = q.key_grades[a:e].tolist() + [0] * 40
-        for d, g in zip(names, grades, strict=False):
+        for d, g in zip(names, grades, strict=True):
             h = int.from_bytes(hashlib.blake2b(f"{topic} {d}".encode(), digest_size=4).digest(),
                                "little")
             if h % 3 == 0 or d.startswith("outside"):
@@ -343,7 +344,7 @@ def test_reproduces_sample_eval_on_pm2017_qrels():
     ms = parse_measures(list(SAMPLE_EVAL_ALL))
     values = np.stack([m.compute(j) for m in ms], axis=-1)
     order = sorted(range(len(q.topics)), key=lambda i: int(q.topics[i]))
-    for c, (name, m) in enumerate(zip(SAMPLE_EVAL_ALL, ms, strict=False)):
+    for c, (name, m) in enumerate(zip(SAMPLE_EVAL_ALL, ms, strict=True)):
         total = values[:, c].sum() if m.spec.aggregate == "sum" else values[:, c].mean()
         assert round(total, 4) == pytest.approx(SAMPLE_EVAL_ALL[name], abs=1e-9), name
         if name in SAMPLE_EVAL_TOPICS:

@@ -13,15 +13,9 @@ from shared_data import COVID1, DATA, need
 from unjudged.cli import main
 from unjudged.errors import IncompatibleInputsError, InputError
 from unjudged.io import read_qrels
+from unjudged.io.topics import parse_topics, read_topics_file
 from unjudged.io.write import format_qrels
-from unjudged.judgments.stats import (
-    diff_qrels,
-    filter_qrels,
-    judgment_stats,
-    merge_qrels,
-    parse_topics,
-    read_topics_file,
-)
+from unjudged.judgments.stats import diff_qrels, filter_qrels, judgment_stats, merge_qrels
 
 # Topic 1: three judged (grades 2, 0, 1) and one pooled-but-unjudged (-1): 2/3 relevant.
 # Topic 2: exactly a third relevant, which is not "more than a third". Topic 10: none.

@@ -181,7 +181,7 @@ def test_topics_interned_through_dictionaries_as_through_strings():
 def test_tied_documents_ordered_by_their_bytes(ties, docs, data):
     scores = data.draw(st.lists(st.sampled_from([1.0, 2.0]), min_size=len(docs),
                                 max_size=len(docs)))
-    run = read_run({"q": dict(zip(docs, scores, strict=False))}, ties=ties)
+    run = read_run({"q": dict(zip(docs, scores, strict=True))}, ties=ties)
     descending = ties == "trec_eval"
     expected = sorted(docs, key=lambda d: d.encode(), reverse=descending)
     expected = sorted(expected, key=lambda d: -scores[docs.index(d)])  # stable: ties stay

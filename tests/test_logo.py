@@ -139,7 +139,8 @@ def test_cli_on_tiny_collection_same_with_dask(tmp_path):
 
 @pytest.fixture(scope="module")
 def covid_sweep():
-    rows = list(csv.DictReader(open(need(COVID1 / "leaderboard.csv"))))
+    with open(need(COVID1 / "leaderboard.csv")) as fh:
+        rows = list(csv.DictReader(fh))
     names = [r["run"] for r in rows if r["contributed judgments"] == "yes"]
     groups = {r["run"]: r["team"] for r in rows}
     q = read_qrels(COVID1 / "qrels" / "qrels-rnd1.txt")

@@ -42,7 +42,7 @@ EXPECTED_VS_S = {"C1": 1, "C2": 2, "C3": 3, "C3b": 3, "W": 4}
 
 def _run_text(name: str, rel: list[int], non: list[int]) -> str:
     lines = []
-    for t, r, n in zip(TOPICS, rel, non, strict=False):
+    for t, r, n in zip(TOPICS, rel, non, strict=True):
         docs = ([f"t{t}-r{i}" for i in range(r)] + [f"t{t}-n{i}" for i in range(n)]
                 + [f"t{t}-u{name}{i}" for i in range(4 - r - n)])
         lines += [f"{t} Q0 {d} {k + 1} {10 - k} {name}\n" for k, d in enumerate(docs)]
@@ -98,7 +98,7 @@ def test_each_case_by_hand_and_scipy(hand):
     assert np.allclose(dm.perf[0, 0], [_values(n)[0] for n in names])
     assert np.allclose(dm.assess[0], [_values(n)[1] for n in names])
     pairs = list(itertools.combinations(range(len(names)), 2))
-    assert list(zip(c.run_a.tolist(), c.run_b.tolist(), strict=False)) == pairs
+    assert list(zip(c.run_a.tolist(), c.run_b.tolist(), strict=True)) == pairs
     for k, (i, j) in enumerate(pairs):
         (pi, ai), (pj, aj) = _values(names[i]), _values(names[j])
         assert c.diff[k] == pytest.approx(np.mean(pi - pj))

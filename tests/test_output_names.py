@@ -52,10 +52,11 @@ def test_fifteen_hostile_run_names_give_fifteen_files(tmp_path, capsys, monkeypa
     for w in written:
         name = os.path.basename(w)
         assert re.fullmatch(r"est-[A-Za-z0-9._-]+\.png", name) and len(name) < 120, name
-        assert open(w, "rb").read(4) == b"\x89PNG"
+        with open(w, "rb") as fh:
+            assert fh.read(4) == b"\x89PNG"
     note = capsys.readouterr().err
     assert note.count("unjudged: note:") == 1 and "\n" not in note.strip()
-    for w, n in zip(written, [r.run for r in est.runs], strict=False):
+    for w, n in zip(written, [r.run for r in est.runs], strict=True):
         if f"est-{n}.png" != os.path.basename(w):
             assert f"{w} <- {n!r}" in note
     assert "\x1b" not in note and "\u202e" not in note
@@ -71,10 +72,11 @@ def test_ordinary_names_keep_their_plain_file_names(capsys):
 @given(st.lists(st.text(max_size=12), min_size=1, max_size=12))
 def test_file_stems_are_distinct_safe_and_stable(names):
     stems = file_stems(names)
-    by_name = dict(zip(names, stems, strict=False))
+    by_name = dict(zip(names, stems, strict=True))
     assert len({s.casefold() for s in by_name.values()}) == len(by_name)
     assert all(re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*", s) for s in stems)
-    assert all(by_name[n] == s for n, s in zip(names, stems, strict=False))  # equal names, equal stems
+    # equal names, equal stems
+    assert all(by_name[n] == s for n, s in zip(names, stems, strict=True))
     assert file_stems(names) == stems
 
 

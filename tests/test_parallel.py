@@ -174,7 +174,7 @@ def test_estimates_identical_on_every_executor(executor):
     serial = estimate_runs(runs, qrels, ms, b=300, seed=3, keep_samples=True)
     other = estimate_runs(runs, qrels, ms, b=300, seed=3, keep_samples=True, executor=executor)
     assert [r.run for r in other.runs] == [f"r{i}" for i in range(5)]
-    for a, b in zip(serial.runs, other.runs, strict=False):
+    for a, b in zip(serial.runs, other.runs, strict=True):
         np.testing.assert_array_equal(a.samples, b.samples)
         np.testing.assert_array_equal(a.stats, b.stats)
         for method, values in a.points.items():
@@ -189,7 +189,7 @@ def test_estimates_identical_on_every_executor(executor):
 
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n2 0 e 0\n"
 RUNS = {f"{name}.run": f"1 Q0 a 1 3.0 {name}\n1 Q0 x 2 2.0 {name}\n1 Q0 {doc} 3 1.0 {name}\n"
-        f"2 Q0 y 1 1.0 {name}\n" for name, doc in zip("ABCD", "bcdz", strict=False)}
+        f"2 Q0 y 1 1.0 {name}\n" for name, doc in zip("ABCD", "bcdz", strict=True)}
 
 
 def test_cli_output_same_for_jobs_and_dask(tmp_path):

@@ -22,7 +22,7 @@ C = read_run({"1": {"d6": 9, "d1": 8}}, name="c")
 
 
 def _pairs(pool):
-    return [(pool.topics[t], d) for t, d in zip(pool.topic, pool.docno.to_pylist(), strict=False)]
+    return [(pool.topics[t], d) for t, d in zip(pool.topic, pool.docno.to_pylist(), strict=True)]
 
 
 def test_depth_pool_contributors_and_unique():
@@ -93,6 +93,15 @@ def test_coverage_hand_example():
     assert a.looks_pooled(1) and not b.looks_pooled(1)
     assert c.to_add == 4 and [r.unique for r in c.runs] == [3, 1]
     np.testing.assert_allclose(a.by_rank, [1.0, 0.5, 0.0, 0.0])
+    # what the coverage table and figure show, computed here rather than in report/
+    assert a.judged_to_range() == (1, 1.5) and b.judged_to_range() == (0, 1.5)
+    n, lo, mid, hi = c.rank_band(True, 1)  # a alone looks pooled at depth 1
+    assert n == 1
+    for band in (lo, mid, hi):
+        np.testing.assert_allclose(band[:4], [1.0, 0.5, 0.0, 0.0])
+    n, lo, mid, hi = c.rank_band(False, 1)
+    assert n == 1 and mid[:3].tolist() == pytest.approx([0.5, 1.0, 1.0])
+    assert c.rank_band(True, 3) is None  # no run is judged to depth 3 everywhere
 
 
 def test_pool_and_coverage_commands(tmp_path):
@@ -126,7 +135,8 @@ def test_pool_and_coverage_commands(tmp_path):
 
 
 def _contributing():
-    rows = list(csv.DictReader(open(need(COVID1 / "leaderboard.csv"))))
+    with open(need(COVID1 / "leaderboard.csv")) as fh:
+        rows = list(csv.DictReader(fh))
     return [r["run"] for r in rows if r["contributed judgments"] == "yes"]
 
 
@@ -142,7 +152,7 @@ def test_covid_round1_pool_matches_the_judgments():
     assert len(depth7) == 6959 and np.isin(keys, q.keys).all()
     extra = build_pool(runs, 14, from_rank=8, exclude=q)
     assert len(extra) == 5766 and extra.excluded == 5416
-    sizes = dict(zip(extra.topics, extra.sizes().tolist(), strict=False))
+    sizes = dict(zip(extra.topics, extra.sizes().tolist(), strict=True))
     # seed 003 Table 1 (Judgment set 1.5, Num Judged) differs by one on topics 7, 18, 19, 21
     assert [sizes[t] for t in ("1", "7", "18", "19", "21", "30")] == [225, 199, 153, 206, 217,
                                                                       113]

@@ -74,7 +74,7 @@ def collections(draw, ties: bool = True):
         docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=8, unique=True))
         scores = draw(st.lists(st.integers(0, 3), min_size=len(docs), max_size=len(docs))
                       if ties else st.permutations(range(len(docs))))
-        run[t] = {d: float(s) for d, s in zip(docs, scores, strict=False)}
+        run[t] = {d: float(s) for d, s in zip(docs, scores, strict=True)}
     return qrels, run
 
 
@@ -92,13 +92,13 @@ def per_topic(qrels, run, pol=Policies()) -> dict[str, np.ndarray]:
     """{topic: values of MEASURES}."""
     j = judged(qrels, run, pol)
     values = np.stack([m.compute(j) for m in MEASURES], axis=-1)
-    return dict(zip(j.topics, values, strict=False))
+    return dict(zip(j.topics, values, strict=True))
 
 
 def assert_same(a: dict, b: dict) -> None:
     assert a.keys() == b.keys()
     for t in a:
-        bad = [m.name for m, x, y in zip(MEASURES, a[t], b[t], strict=False) if abs(x - y) > 1e-12]
+        bad = [m.name for m, x, y in zip(MEASURES, a[t], b[t], strict=True) if abs(x - y) > 1e-12]
         assert not bad, f"topic {t}: {bad} changed: {a[t]} vs {b[t]}"
 
 
@@ -153,8 +153,8 @@ def test_invariant_to_line_and_topic_order(data, pol, rnd):
        st.permutations(range(len(DOCS))))
 def test_invariant_to_renaming_topics_and_documents(data, pol, tperm, dperm):
     qrels, run = data
-    tname = dict(zip(TOPICS + ["q9"], tperm, strict=False))
-    dname = {d: f"x{i}" for d, i in zip(DOCS, dperm, strict=False)}
+    tname = dict(zip(TOPICS + ["q9"], tperm, strict=True))
+    dname = {d: f"x{i}" for d, i in zip(DOCS, dperm, strict=True)}
 
     def rename(d):
         return {tname[t]: {dname[doc]: x for doc, x in docs.items()} for t, docs in d.items()}
@@ -211,7 +211,7 @@ def reference(qrels, run, rel_level=1, depth=None):
 def test_evaluate_matches_reference_trec_eval(kw, data):
     qrels, run = data
     df = unjudged.evaluate(run, qrels, list(SHARED), summary=False, **kw)
-    got = {(t, NAMES[m]): v for t, m, v in zip(df.topic, df.measure, df.value, strict=False)}
+    got = {(t, NAMES[m]): v for t, m, v in zip(df.topic, df.measure, df.value, strict=True)}
     want = {(t, name): float(v) for t, vals in reference(qrels, run, **kw).items()
             for name, v in vals.items() if name in set(NAMES.values())}
     assert got.keys() == want.keys()
@@ -249,7 +249,8 @@ def test_judged_at_k_is_the_judged_fraction_of_the_top_k(data):
     qrels, run = data
     j = judged(qrels, run)
     for k in (1, 2, 3, 5, 10, None):
-        values = dict(zip(j.topics, parse_measure("Judged" + (f"@{k}" if k else "")).compute(j), strict=False))
+        judged_at = parse_measure("Judged" + (f"@{k}" if k else ""))
+        values = dict(zip(j.topics, judged_at.compute(j), strict=True))
         for t, v in values.items():
             top = ranking(run[t])[:k]
             assert v == pytest.approx(sum(qrels[t].get(d, -1) >= 0 for d in top) / len(top))
@@ -278,7 +279,7 @@ def test_a_new_relevant_document_at_rank_1_does_not_hurt(data, k):
         return *others, ndcg * idcg  # nDCG@k times ideal DCG@k = DCG@k
 
     before, after = values(qrels, run), values(better_q, better_r)
-    for name, b, a in zip(names[:-1] + [f"DCG@{k}"], before, after, strict=False):
+    for name, b, a in zip(names[:-1] + [f"DCG@{k}"], before, after, strict=True):
         assert a >= b - 1e-12, f"{name}: {b} -> {a}"
     assert after[1] == 1.0
 

@@ -90,7 +90,7 @@ def compare_run(run, parsed: ref.Parsed, ties: str = "trec_eval") -> str:
     expected = ref.run_rankings(parsed.rows, ties, parsed.ranks)
     docs, scores = run.docno.to_pylist(), run.score.tolist()
     got = {t: list(zip(docs[run.offsets[i]:run.offsets[i + 1]],
-                       scores[run.offsets[i]:run.offsets[i + 1]], strict=False))
+                       scores[run.offsets[i]:run.offsets[i + 1]], strict=True))
            for i, t in enumerate(run.topics)}
     if got != expected:
         return _first_difference(got, expected)
@@ -142,7 +142,8 @@ def expected_scores(run: ref.Parsed, qrels: ref.Parsed) -> dict[tuple[str, str],
 
 
 def compare_scores(frame, expected: dict) -> str:
-    got = {(t, m): float(v) for t, m, v in zip(frame.topic, frame.measure, frame.value, strict=False)}
+    got = {(t, m): float(v)
+           for t, m, v in zip(frame.topic, frame.measure, frame.value, strict=True)}
     if not expected and all(t == "all" for t, _ in got):  # no topic in common: a mean of none
         return ""
     if set(got) != set(expected):
@@ -158,7 +159,7 @@ def regrouped(parsed: ref.Parsed) -> ref.Parsed:
     """`parsed`, allowing also an error at the first line whose topic comes back after
     another topic started (the streaming reader reads runs grouped by topic only)."""
     current, seen = None, set()
-    for (qid, _, _), line in zip(parsed.rows, parsed.lines, strict=False):
+    for (qid, _, _), line in zip(parsed.rows, parsed.lines, strict=True):
         if qid != current and qid in seen:
             return dataclasses.replace(parsed, tolerated=parsed.tolerated + [line])
         current = qid
@@ -176,7 +177,7 @@ def compare_sampled(qrels, parsed: ref.Parsed) -> str:
     diff = compare_qrels(qrels, parsed)
     docs, n = qrels.docs.to_pylist(), len(qrels.docs)
     got = {(qrels.topics[k // n], docs[k % n]): qrels.strata[s]
-           for k, s in zip(qrels.keys.tolist(), qrels.key_strata.tolist(), strict=False)}
+           for k, s in zip(qrels.keys.tolist(), qrels.key_strata.tolist(), strict=True)}
     expected = {(q, d): s for q, _, d, s, _ in parsed.rows}
     return diff or ("" if got == expected else _first_difference(got, expected))
 
@@ -294,7 +295,7 @@ def render(draw, rows: list[list[str]]) -> bytes:
             line += (draw(SEPARATORS) if i else "") + f
         out.append(line + draw(EDGES))
     ends = [style if style != "mixed" else draw(LINE_ENDS) for _ in out]
-    text = "".join(line + end for line, end in zip(out, ends, strict=False))
+    text = "".join(line + end for line, end in zip(out, ends, strict=True))
     if draw(st.integers(0, 9)) == 0:
         text = "\ufeff" + text  # a byte order mark
     if draw(st.booleans()):

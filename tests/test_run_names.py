@@ -213,7 +213,7 @@ def test_names_are_always_distinct(runs, mode):
     assert len(set(known)) == len(known)
     # a name is left open only for a run whose tag is read later (a pipe)
     assert all((n is None) == (t is None and p is not None and mode == "tag")
-               for n, t, p in zip(names, tags, paths, strict=False))
+               for n, t, p in zip(names, tags, paths, strict=True))
     if mode == "tag" and None not in tags and len(set(tags)) == len(tags):
         assert names == tags  # distinct tags are kept as they are
 

@@ -95,14 +95,14 @@ def test_best_ranks_and_the_universe(tiny):
     u = judged_universe(q)
     assert u.to_dict()["1"].keys() == {f"d{i}" for i in range(1, 8)}  # d8 (-1) left out
     best = dict(zip([f"d{i}" for i in range(1, 8)] + ["e1", "e2", "e3", "e4"],
-                    best_ranks(u, runs).tolist(), strict=False))
+                    best_ranks(u, runs).tolist(), strict=True))
     assert best == {"d1": 1, "d2": 2, "d3": 1, "d4": 5, "d5": 2, "d6": 3, "d7": NEVER,
                     "e1": 1, "e2": 2, "e3": 1, "e4": NEVER}
 
 
 def _strata(sq):
     docs = {k: v for t in sq.to_dict().values() for k, v in t.items()}
-    return dict(zip(docs, (sq.strata[c] for c in sq.key_strata), strict=False))
+    return dict(zip(docs, (sq.strata[c] for c in sq.key_strata), strict=True))
 
 
 def test_depth_pool_plus_as_many_again(tiny):

@@ -22,7 +22,12 @@ from unjudged.experiments.sampling import (
     sampling_experiment,
     target_of,
 )
-from unjudged.experiments.sampling_stats import accuracy, sampling_details, sampling_table
+from unjudged.experiments.sampling_stats import (
+    accuracy,
+    sampling_details,
+    sampling_table,
+    scatter_panels,
+)
 from unjudged.inference.infer import infer
 from unjudged.io import read_qrels, read_run
 from unjudged.io.runs import read_runs
@@ -95,6 +100,27 @@ def test_statistics_per_group_of_runs():
     assert accuracy(np.array([[0.1, 0.3, 0.2]]), np.array([0.1, 0.2, 0.3]))[0, 0] == \
         pytest.approx(np.sqrt(0.02 / 3))
     assert len(sampling_details(_sweep())) == 2 * 3
+
+
+def test_scatter_panels_give_the_figure_its_values(tmp_path):
+    """The scatter figure's numbers come from experiments, the report only draws them."""
+    from unjudged.report.sampling_plots import plot_scatter
+
+    sweep = _sweep((True, False, True))
+    (panel,) = scatter_panels(sweep, trial=1)
+    assert (panel["design"], panel["judged"], panel["target"], panel["trial"]) == \
+        ("uniform:0.5", 0.5, "AP", 1)
+    assert panel["estimate"].tolist() == [0.25, 0.25, 0.1]
+    assert panel["half"] == pytest.approx([1.959964 * 0.05, 1.959964 * 0.01, 1.959964 * 0.02],
+                                          rel=1e-6)
+    assert panel["contributing"].tolist() == [True, False, True]
+    # trial 1: errors (-0.05, 0.05, 0), ties r0 and r1 (tau-b 2 / sqrt(6))
+    assert panel["rmse"] == pytest.approx(np.sqrt(0.005 / 3))
+    assert panel["tau"] == pytest.approx(2 / np.sqrt(6))
+    assert panel["rho"] == pytest.approx(0.015 / np.sqrt(0.02 * 0.015))
+    out = plot_scatter([panel], str(tmp_path / "scatter.png"))
+    assert (tmp_path / "scatter.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert out == str(tmp_path / "scatter.png")
 
 
 # ----------------------------------------------------------------------------- end to end
@@ -205,7 +231,8 @@ def test_small_covid_round1_study():
     # again (the pool from the contributing runs among them); docs/sampling-experiment.md has
     # the full study
     qrels = read_qrels(str(need(COVID1 / "qrels" / "qrels-rnd1.txt")))
-    board = list(csv.DictReader(open(need(COVID1 / "leaderboard.csv"))))[:30]
+    with open(need(COVID1 / "leaderboard.csv")) as fh:
+        board = list(csv.DictReader(fh))[:30]
     runs = read_runs([str(COVID1 / "runs" / f"{r['run']}.xz") for r in board], qrels=qrels)
     s = sampling_experiment(runs, qrels, ["uniform:0.2", "depth:1+uniform"],
                             estimators=["xinfAP", "infAP", "nDCG"], trials=2,

@@ -4,6 +4,8 @@ properties over random collections, and determinism of the bootstrap."""
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,6 +25,9 @@ from unjudged.strategies.summaries import (
     point_estimate,
     summarise,
 )
+
+sys.path.insert(0, str(Path(__file__).parent))
+from collection import DOCS, collections  # noqa: E402
 
 L2 = math.log2
 
@@ -130,19 +135,6 @@ def test_mode_and_quantiles():
 
 # ----------------------------------------------------------------------------- properties
 
-TOPICS = ["q1", "q2", "q10"]
-DOCS = ["d0", "d1", "d2", "d10", "d11", "D3", "a", "z9", "b-1", "c", "e", "f"]
-
-
-@st.composite
-def collections(draw):
-    qrels = {t: draw(st.dictionaries(st.sampled_from(DOCS), st.integers(-1, 3), min_size=1,
-                                     max_size=10)) for t in TOPICS}
-    run = {}
-    for t in TOPICS:
-        docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=10, unique=True))
-        run[t] = {d: float(len(docs) - i) for i, d in enumerate(docs)}
-    return qrels, run
 
 
 ESTIMABLE = [Measure(s, c) for s in families() if s.estimable
@@ -187,30 +179,14 @@ def test_guaranteed_bounds_hold_for_every_assignment(judgments, ranking):
     lo, hi = r.points["guaranteed_lower"][0], r.points["guaranteed_upper"][0]
     for grades in itertools.product(range(3), repeat=len(unjudged)):
         truth = estimate_run(read_run(run), read_qrels({"q": {**qrels["q"], **dict(
-            zip(unjudged, grades, strict=False))}}), ms, methods=["nonrel"]).points["nonrel"][0]
-        bad = [m.name for m, a, t, z in zip(ms, lo, truth, hi, strict=False) if not a - 1e-12 <= t <= z + 1e-12]
+            zip(unjudged, grades, strict=True))}}), ms, methods=["nonrel"]).points["nonrel"][0]
+        bad = [m.name for m, a, t, z in zip(ms, lo, truth, hi, strict=True)
+               if not a - 1e-12 <= t <= z + 1e-12]
         assert not bad, (grades, bad)
 
 
-@PROPS
-@given(collections())
-def test_fully_judged_rankings_are_degenerate(data):
-    qrels, run = data
-    for t in TOPICS:  # judge every retrieved document
-        for d in run[t]:
-            qrels[t][d] = max(qrels[t].get(d, 0), 0)
-    r = estimate_run(read_run(run), read_qrels(qrels), ESTIMABLE, b=30, keep_samples=True)
-    plain = r.nonrel
-    for method in ("condensed", "upper", "guaranteed_lower", "guaranteed_upper"):
-        offered = ~np.isnan(r.points[method][0])  # not every method suits every measure
-        suits = [m.spec.monotone if method == "upper" else
-                 m.spec.guaranteed if method.startswith("guaranteed") else True
-                 for m in ESTIMABLE]
-        assert offered.sum() >= sum(suits)
-        np.testing.assert_allclose(r.points[method][:, offered], plain[:, offered], atol=1e-12,
-                                   err_msg=method)
-    np.testing.assert_allclose(r.samples, np.broadcast_to(plain, r.samples.shape), atol=1e-12)
-    np.testing.assert_allclose(r.stats[..., 2], 0.0, atol=1e-12)  # std
+# every strategy on fully judged rankings, and the bounds over all of them: see
+# tests/test_strategy_registry.py (it loops over the registry)
 
 
 @PROPS
@@ -257,7 +233,7 @@ def test_same_seed_same_samples_whatever_the_workers(workers, threads):
     with ThreadExecutor(threads or 1) as ex:
         many = estimate_runs(runs, qrels, ms, b=200, seed=11, keep_samples=True,
                              workers=workers, executor=ex if threads else None)
-    for a, b in zip(one.runs, many.runs, strict=False):
+    for a, b in zip(one.runs, many.runs, strict=True):
         np.testing.assert_array_equal(a.samples, b.samples)
 
 

@@ -39,7 +39,7 @@ POLICIES = [Policies(), Policies(complete=True), Policies(judged_only=True),
 
 def same_results(streamed, in_memory) -> None:
     assert [r.run for r in streamed.runs] == [r.run for r in in_memory.runs]
-    for s, m in zip(streamed.runs, in_memory.runs, strict=False):
+    for s, m in zip(streamed.runs, in_memory.runs, strict=True):
         assert s.topics == m.topics
         assert s.values.shape == m.values.shape
         assert s.values.tobytes() == m.values.tobytes()  # bit for bit, not approximately
@@ -62,10 +62,10 @@ def test_trec_eval_test_files_stream_as_in_memory(pol):
 
 def _run_text(rng: np.random.Generator, topics: list[str], lengths: list[int]) -> bytes:
     lines = []
-    for t, n in zip(topics, lengths, strict=False):
+    for t, n in zip(topics, lengths, strict=True):
         docs = rng.choice(60, size=n, replace=False)
         scores = np.sort(rng.integers(0, 8, size=n))[::-1] / 4  # many ties
-        for rank, (d, s) in enumerate(zip(docs, scores, strict=False), 1):
+        for rank, (d, s) in enumerate(zip(docs, scores, strict=True), 1):
             lines.append(f"{t} Q0 d{d} {rank} {s} tag{t}\n")
     return "".join(lines).encode()
 
@@ -77,8 +77,9 @@ def _qrels(rng: np.random.Generator) -> dict:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), block=st.integers(1, 3000),
-       pol=st.sampled_from(POLICIES), topics=st.lists(st.sampled_from(["1", "2", "3", "5", "8", "9", "13", "21"]),
-                                                      min_size=1, max_size=7, unique=True))
+       pol=st.sampled_from(POLICIES),
+       topics=st.lists(st.sampled_from(["1", "2", "3", "5", "8", "9", "13", "21"]),
+                       min_size=1, max_size=7, unique=True))
 def test_generated_runs_stream_as_in_memory(tmp_path_factory, seed, block, pol, topics):
     """Topics of any length (some not in the qrels, some qrels topics missing), tied scores,
     negative grades: every policy, every block size gives the in-memory values."""
@@ -101,7 +102,8 @@ def test_batches_scored_before_the_longest_ranking_are_scored_again(tmp_path, mo
     path.write_bytes(_run_text(rng, ["1", "2", "3", "5"], [3, 9, 30, 2]))  # longest third
     q = read_qrels(_qrels(rng))  # topic 8, in no run, may have the largest pool
     scored, original = [], engine.measure_values
-    monkeypatch.setattr(engine, "measure_values", lambda j, ms: scored.append(j.depth) or original(j, ms))
+    monkeypatch.setattr(engine, "measure_values",
+                        lambda j, ms: scored.append(j.depth) or original(j, ms))
     for pol in (Policies(), Policies(judged_only=True), Policies(complete=True)):
         scored.clear()
         same_results(score_stream([str(path)], q, MEASURES, pol, block_size=60),

@@ -37,9 +37,11 @@ from typing import Any
 __version__ = "0.1.0"
 
 __all__ = [
-    "evaluate", "evaluate_stream", "score", "estimate", "estimate_runs", "read_run", "read_runs", "read_qrels", "parse_measures", "Policies",
+    "evaluate", "evaluate_stream", "score", "estimate", "estimate_runs", "read_run", "read_runs",
+    "read_qrels", "parse_measures", "Policies",
     "Run", "Qrels", "Results", "UnjudgedError", "FormatError", "InputError", "MeasureSpecError",
-    "IncompatibleInputsError", "judgment_stats", "merge_qrels", "diff_qrels", "filter_qrels",
+    "IncompatibleInputsError", "InvalidOptionError", "judgment_stats", "merge_qrels",
+    "diff_qrels", "filter_qrels",
     "build_pool", "coverage", "compare_qrels", "leave_one_group_out", "read_groups",
     "make_executor", "read_sampled_qrels", "SampledQrels", "infer", "paired_test",
     "pairwise_tests", "decision_matrix", "baseline_comparison", "sample_qrels",
@@ -56,15 +58,18 @@ _LAZY = {
     "Results": "unjudged.engine.results", "UnjudgedError": "unjudged.errors",
     "FormatError": "unjudged.errors", "InputError": "unjudged.errors",
     "MeasureSpecError": "unjudged.errors", "IncompatibleInputsError": "unjudged.errors",
+    "InvalidOptionError": "unjudged.errors",
     "judgment_stats": "unjudged.judgments.stats", "merge_qrels": "unjudged.judgments.stats",
     "diff_qrels": "unjudged.judgments.stats", "filter_qrels": "unjudged.judgments.stats",
     "build_pool": "unjudged.judgments.pools", "coverage": "unjudged.judgments.coverage",
-    "compare_qrels": "unjudged.analysis.compare", "leave_one_group_out": "unjudged.experiments.logo",
+    "compare_qrels": "unjudged.analysis.compare",
+    "leave_one_group_out": "unjudged.experiments.logo",
     "read_groups": "unjudged.io.groups", "make_executor": "unjudged.parallel",
     "read_sampled_qrels": "unjudged.io.sampled", "SampledQrels": "unjudged.data.sampled",
     "infer": "unjudged.inference.infer", "paired_test": "unjudged.stats.significance",
     "pairwise_tests": "unjudged.stats.significance", "decision_matrix": "unjudged.analysis.matrix",
-    "baseline_comparison": "unjudged.analysis.baseline", "sample_qrels": "unjudged.judgments.sampling",
+    "baseline_comparison": "unjudged.analysis.baseline",
+    "sample_qrels": "unjudged.judgments.sampling",
     "sampling_experiment": "unjudged.experiments.sampling",
 }
 
@@ -77,3 +82,8 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'unjudged' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # the lazy names are not in globals() until first use; list them for dir() and completion
+    return sorted(set(globals()) | set(_LAZY))

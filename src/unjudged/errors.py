@@ -8,6 +8,7 @@ on stderr and exit code 2, never a traceback::
     │   └── FormatError       a line does not have the expected layout (path, line, expected)
     ├── MeasureSpecError      unknown or malformed measure names (all of them at once)
     ├── IncompatibleInputsError  inputs that cannot be evaluated together
+    ├── InvalidOptionError    an argument outside its choices, range or shape (also a ValueError)
     └── OutputError           an output cannot be written (path and reason)
 
 Notes the library gives about its inputs without failing (a file skipped, a run renamed, a
@@ -58,6 +59,18 @@ class MeasureSpecError(UnjudgedError):
 
 class IncompatibleInputsError(UnjudgedError):
     """Inputs that cannot be evaluated together (e.g. no topic in common)."""
+
+
+class InvalidOptionError(UnjudgedError, ValueError):
+    """A library function was given an argument it cannot take: a name outside its choices
+    (an unknown test or method), a number out of its range, or score arrays of the wrong shape.
+
+    Also a ValueError, as these were before the error tree covered them.
+
+    Example:
+        >>> isinstance(InvalidOptionError("alpha: expected a value in (0, 1), got 2"), ValueError)
+        True
+    """
 
 
 class OutputError(UnjudgedError):

@@ -7,7 +7,9 @@ trec_eval 10 does.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, get_args
+
+from unjudged.errors import InvalidOptionError
 
 #: How documents with equal scores are ordered within a topic.
 #:  - "trec_eval": score descending, then docno descending by byte comparison (rank column
@@ -24,8 +26,16 @@ TieBreak = Literal["trec_eval", "docno", "rank", "file"]
 #:  - "nonrel": judged non-relevant (the seed papers' reading of the Web track's -2 "junk")
 Negative = Literal["unjudged", "nonrel"]
 
-TIE_BREAKS: tuple[str, ...] = ("trec_eval", "docno", "rank", "file")
-NEGATIVES: tuple[str, ...] = ("unjudged", "nonrel")
+#: How runs read together are named (not a trec_eval convention, but a choice the command line
+#: lists too):
+#:  - "tag": by the tag (last field of the first line); runs sharing a tag by their files
+#:  - "file": by the file name
+NameMode = Literal["tag", "file"]
+
+# The choices, in the order --help lists them: read from the Literals, so each is written once.
+TIE_BREAKS: tuple[TieBreak, ...] = get_args(TieBreak)
+NEGATIVES: tuple[Negative, ...] = get_args(Negative)
+NAME_MODES: tuple[NameMode, ...] = get_args(NameMode)
 
 
 @dataclass(frozen=True)
@@ -41,9 +51,16 @@ class Policies:
         depth: keep only the first `depth` documents of each ranking (trec_eval -M).
         judged_only: drop unjudged documents before measuring (trec_eval -J, a condensed list).
 
+    An unknown `ties` or `negative` raises InvalidOptionError.
+
     Example:
         >>> Policies(rel_level=2).rel_level
         2
+        >>> try:
+        ...     Policies(ties="score")
+        ... except InvalidOptionError as exc:
+        ...     print(exc)
+        ties: expected one of trec_eval, docno, rank, file, got 'score'
     """
 
     ties: TieBreak = "trec_eval"
@@ -52,6 +69,14 @@ class Policies:
     rel_level: int = 1
     depth: int | None = None
     judged_only: bool = False
+
+    def __post_init__(self) -> None:
+        # a misspelt policy would otherwise silently act as another one
+        for name, value, choices in (("ties", self.ties, TIE_BREAKS),
+                                     ("negative", self.negative, NEGATIVES)):
+            if value not in choices:
+                raise InvalidOptionError(f"{name}: expected one of {', '.join(choices)}, "
+                                         f"got {value!r}")
 
     def but(self, **changes: object) -> Policies:
         """A copy with some fields changed."""

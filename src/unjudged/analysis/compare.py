@@ -7,8 +7,8 @@
     rank_changes(x, y)               each system's rank under x and under y
     compare_qrels(runs, orig, new, measures) -> QrelsComparison
 
-The functions over score arrays live in `unjudged.stats.correlation` and take one score per system, higher
-is better; see there for what a tie means to each statistic.
+The functions over score arrays live in `unjudged.stats.correlation` and take one score per
+system, higher is better; see there for what a tie means to each statistic.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ class QrelsComparison:
 
     `orig[k, m]` and `new[k, m]` are run k's scores on measure m (averaged over topics as the
     policies say); `stats[name][m]` is a correlation between the two rankings (see
-    `unjudged.stats.correlation.correlations`; `orig` is tau_ap's reference). Measures where lower is better
-    are ranked with the order reversed.
+    `unjudged.stats.correlation.correlations`; `orig` is tau_ap's reference). Measures where lower
+    is better are ranked with the order reversed.
 
     Example:
         >>> cmp = QrelsComparison(["a", "b", "c"], parse_measures("P@5"),

@@ -43,6 +43,7 @@ from unjudged.analysis.cases import (
 )
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
+from unjudged.errors import InvalidOptionError
 from unjudged.policies import Policies
 
 __all__ = ["ASSESSMENT", "DEFAULT_TEST", "WEAK_CASES", "Cell", "DecisionMatrix", "classify",
@@ -177,8 +178,8 @@ def score_matrix(runs: Iterable[Run], qrels: Qrels, families: Sequence[str],
     from unjudged.errors import IncompatibleInputsError
 
     if denominator not in DENOMINATORS:
-        raise ValueError(f"denominator: expected one of {', '.join(DENOMINATORS)}, "
-                         f"got {denominator!r}")
+        raise InvalidOptionError(f"denominator: expected one of {', '.join(DENOMINATORS)}, "
+                                 f"got {denominator!r}")
     ms = _measures(families, depths)
     res = score(runs, qrels, ms, policies.but(complete=True))
     names = [r.run for r in res.runs]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,21 @@ from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
+from unjudged.strategies.registry import STRATEGIES
 from unjudged.strategies.summaries import STATS
+
+
+def leaderboard_strategies() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The leaderboard's strategy columns: the comparable deterministic ones (nonrel, condensed,
+    upper) and the random ones (the bootstrap's point), read from the table when a report is
+    built (so a strategy added to it is shown too).
+
+    Example:
+        >>> leaderboard_strategies()
+        (('nonrel', 'condensed', 'upper'), ('bootstrap',))
+    """
+    fills = tuple(s.name for s in STRATEGIES if s.comparable and not s.random)
+    return fills, tuple(s.name for s in STRATEGIES if s.random)
 
 if TYPE_CHECKING:
     from unjudged.engine.estimate import Estimates
@@ -77,14 +92,14 @@ def _leaderboard(est: Estimates, res, judged, i: int, k: int) -> list[dict[str, 
     run's Judged@k (column k of `judged`), each strategy, and whether the bootstrap 90%
     interval overlaps a neighbour's."""
     lo, hi = STATS.index("p5"), STATS.index("p95")
+    fills, drawn = leaderboard_strategies()
     rows = []
-    for r, rr, jr in zip(est.runs, res.runs, judged.runs, strict=False):
+    for r, rr, jr in zip(est.runs, res.runs, judged.runs, strict=True):
+        _, run_stats, _, run_point = r.drawn()
         row = {"run": r.run, "score": float(rr.summary[i]), "judged": float(jr.summary[k]),
-               "nonrel": float(r.summary("nonrel")[i]),
-               "condensed": float(r.summary("condensed")[i]),
-               "upper": float(r.summary("upper")[i]),
-               "bootstrap": float(r.run_point[i]),
-               "p5": float(r.run_stats[i, lo]), "p95": float(r.run_stats[i, hi])}
+               **{s: float(r.summary(s)[i]) for s in fills},
+               **{s: float(run_point[i]) for s in drawn},
+               "p5": float(run_stats[i, lo]), "p95": float(run_stats[i, hi])}
         rows.append(row)
     order = np.argsort(-np.array([r["score"] for r in rows]), kind="stable")
     rows = [rows[j] for j in order]
@@ -95,7 +110,7 @@ def _leaderboard(est: Estimates, res, judged, i: int, k: int) -> list[dict[str, 
     overlap = np.zeros(len(rows), dtype=bool)
     overlap[:-1] |= touch
     overlap[1:] |= touch
-    for rank, (row, o) in enumerate(zip(rows, overlap.tolist(), strict=False), start=1):
+    for rank, (row, o) in enumerate(zip(rows, overlap.tolist(), strict=True), start=1):
         row["rank"] = rank
         row["overlap"] = o
     return rows
@@ -125,10 +140,10 @@ def _topics(est: Estimates, judged, k: int, top: int) -> list[dict[str, Any]]:
     index = {t: n for n, t in enumerate(names)}
     share = np.full((len(judged.runs), len(names)), np.nan)
     spread = np.full_like(share, np.nan)
-    for j, (jr, r) in enumerate(zip(judged.runs, est.runs, strict=False)):
+    for j, (jr, r) in enumerate(zip(judged.runs, est.runs, strict=True)):
         cols = [index[t] for t in jr.topics]
         share[j, cols] = 1.0 - jr.values[:, k]
-        spread[j, [index[t] for t in r.topics]] = r.stats[:, 0, _SD]
+        spread[j, [index[t] for t in r.topics]] = r.drawn()[0][:, 0, _SD]
     with warnings.catch_warnings():  # a topic no run has: NaN, as it should be
         warnings.simplefilter("ignore", RuntimeWarning)
         mean_share = np.nanmean(share, axis=0)
@@ -143,16 +158,16 @@ def _topics(est: Estimates, judged, k: int, top: int) -> list[dict[str, Any]]:
 def _coverage_rows(cov: Coverage) -> tuple[list[dict[str, Any]], list[str]]:
     bands = [f"{a}-{b}" for a, b in cov.bands]
     rows = [{"run": rc.run, **{f"judged_{band}": float(v) for band, v in
-                               zip(bands, rc.band_judged.tolist(), strict=False)},
+                               zip(bands, rc.band_judged.tolist(), strict=True)},
              "unjudged": rc.unjudged, "unique": rc.unique} for rc in cov.runs]
     return rows, bands
 
 
-def build_report(runs: list[Run], qrels: Qrels, measures: list[str] | list[Measure], *,
+def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure], *,
                  b: int = 2000, seed: int = 0, baseline: str | None = None,
                  topic_panels: int = 3, top_topics: int = 10,
                  policies: Policies = Policies(), executor: Executor | None = None,
-                 inputs: list[str] = ()) -> ReportData:
+                 inputs: Sequence[str] = ()) -> ReportData:
     """Compute the report of `runs` against `qrels`: per measure a leaderboard and pairwise
     tests, the per-topic bootstrap of the best `topic_panels` runs (first measure), the topics
     with the most unjudged documents, judgment statistics and coverage by rank band. `inputs`
@@ -200,7 +215,7 @@ def build_report(runs: list[Run], qrels: Qrels, measures: list[str] | list[Measu
     chosen = sorted((r for r in runs if r.name in best), key=lambda r: best.index(r.name))
     panels = estimate_runs(chosen, qrels, ms[:1], b=b, seed=seed, policies=policies,
                            keep_samples=True) if chosen else None
-    orders = [np.argsort(-np.nan_to_num(r.stats[:, 0, _SD], nan=-1.0), kind="stable").tolist()
+    orders = [np.argsort(-np.nan_to_num(r.drawn()[0][:, 0, _SD], nan=-1.0), kind="stable").tolist()
               for r in panels.runs] if panels else []
     stats = judgment_stats(qrels, rel_level=policies.rel_level)
     cov = coverage(runs, qrels, REPORT_BANDS, policies)

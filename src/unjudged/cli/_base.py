@@ -12,6 +12,8 @@ import sys
 import click
 
 from unjudged import __version__
+from unjudged.policies import NEGATIVES, TIE_BREAKS
+from unjudged.strategies.priors import PRIORS
 
 FORMATS = ("table", "tsv", "csv", "jsonl", "trec")
 
@@ -145,15 +147,26 @@ def policy_options(fn):
                      help="Smallest grade counted as relevant."),
         click.option("-M", "--depth", type=int, default=None,
                      help="Keep only the top N per topic."),
-        click.option("--ties", type=click.Choice(["trec_eval", "docno", "rank", "file"]),
-                     default="trec_eval", show_default=True, help="Tie-breaking policy."),
-        click.option("--negative", type=click.Choice(["unjudged", "nonrel"]),
+        ties_option(),
+        click.option("--negative", type=click.Choice(NEGATIVES),
                      default="unjudged", show_default=True,
                      help="Meaning of negative grades in the qrels."),
     ]
     for option in reversed(options):
         fn = option(fn)
     return fn
+
+
+def ties_option(default: str = "trec_eval", help: str = "Tie-breaking policy."):
+    """--ties with the choices of unjudged.policies.TIE_BREAKS, `default` listed first.
+
+    Example:
+        >>> ties_option("file")(lambda ties: ties).__click_params__[0].type.choices
+        ('file', 'trec_eval', 'docno', 'rank')
+    """
+    choices = (default,) + tuple(t for t in TIE_BREAKS if t != default)
+    return click.option("--ties", type=click.Choice(choices), default=default,
+                        show_default=True, help=help)
 
 
 def executor_options(fn):
@@ -185,11 +198,12 @@ def executor_from_options(jobs: int | None, dask: str | None):
 
 
 def _check_point(ctx, param, value):
+    from unjudged.errors import InvalidOptionError
     from unjudged.strategies.summaries import parse_point
 
     try:
         parse_point(value)
-    except ValueError as exc:
+    except InvalidOptionError as exc:
         raise click.BadParameter(str(exc)) from None
     return value
 
@@ -197,8 +211,7 @@ def _check_point(ctx, param, value):
 MEASURES = click.option("-m", "--measure", "measures", multiple=True, required=True,
                          help="Measure, e.g. nDCG@10, P@5, AP, 'P(rel=2)@10', ndcg_cut_10. "
                          "Repeatable.")
-PRIOR = click.option("--prior", type=click.Choice(["pool", "run", "pool+run"]),
-                      default="pool+run", show_default=True,
+PRIOR = click.option("--prior", type=click.Choice(PRIORS), default=PRIORS[-1], show_default=True,
                       help="Grade distribution the bootstrap draws from.")
 B = click.option("-b", "--iterations", "b", type=click.IntRange(1), default=10_000,
                   show_default=True, help="Bootstrap iterations.")

@@ -9,12 +9,13 @@ import click
 
 from unjudged.cli._base import say
 from unjudged.errors import IncompatibleInputsError, UnjudgedError
+from unjudged.policies import NAME_MODES, NameMode, Policies
 
 
 def run_options(fn):
     """--names and --strict, for every command that reads runs."""
     options = [
-        click.option("--names", type=click.Choice(["tag", "file"]), default="tag",
+        click.option("--names", type=click.Choice(NAME_MODES), default="tag",
                      show_default=True, help="Name runs by their tag (the first line's last "
                      "field; runs sharing a tag are named by their files) or by file name."),
         click.option("--strict", is_flag=True, help="Fail (exit 2) instead of warning: a run "
@@ -44,13 +45,15 @@ class Notes:
         say(f"unjudged: {kind}: {message}")
 
 
-def cli_runs(sources, qrels=None, *, ties: str = "trec_eval", names: str = "tag",
-             strict: bool = False):
+def cli_runs(sources, qrels=None, *, policies: Policies | None = None,
+             names: NameMode = "tag", strict: bool = False):
     """Read runs one at a time, with notes on stderr (errors under --strict): files skipped,
-    runs renamed, topics the qrels lack, and runs that share no topic with them."""
+    runs renamed, topics the qrels lack, and runs that share no topic with them. The runs'
+    ties are broken by `policies` (trec_eval's by default), the command's one Policies."""
     from unjudged.io.runs import iter_runs
 
     notes = Notes(strict)
+    ties = (policies or Policies()).ties
     runs = iter_runs(sources, ties=ties, qrels=qrels, names=names, notify=notes.note)
     return runs if qrels is None else checking_topics(runs, qrels, notes)
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
+from typing import Any
 
 import click
+
+from unjudged.policies import NameMode
+from unjudged.strategies.registry import BASELINE
 
 #: seconds between progress lines when stderr is not a terminal
 EVERY = 10.0
@@ -17,7 +22,8 @@ class StreamProgress:
     EVERY seconds (a log then shows the work is moving)."""
 
     def __init__(self, every: float = EVERY) -> None:
-        self.every, self.bar, self.done = every, None, 0
+        self.every, self.done = every, 0
+        self.bar: Any = None  # a tqdm bar once the first progress arrives on a terminal
         self.terminal = sys.stderr.isatty()
         self.next = time.monotonic() + every
 
@@ -55,14 +61,12 @@ def _map_big_blocks() -> None:
         return
     import ctypes
 
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
-    except (OSError, AttributeError):
-        pass
 
 
 def refuse_options(strategy: str, baseline: str | None) -> None:
-    if strategy != "nonrel":
+    if strategy != BASELINE:
         raise click.BadParameter("--stream scores trec_eval's way only (--unjudged nonrel)",
                                  param_hint="--unjudged")
     if baseline is not None:
@@ -70,7 +74,7 @@ def refuse_options(strategy: str, baseline: str | None) -> None:
                                  param_hint="--baseline")
 
 
-def stream_results(qrels_path, runs, measures, policies, *, names: str, strict: bool,
+def stream_results(qrels_path, runs, measures, policies, *, names: NameMode, strict: bool,
                    block_size: int | None = None):
     """Read the qrels, then score `runs` streamed, one after the other, with the notes `eval`
     gives."""

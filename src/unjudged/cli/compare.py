@@ -63,7 +63,7 @@ def compare_qrels_cmd(orig_path, new_path, runs, measures, complete, rel_level, 
                    depth=depth)
     q_orig, q_new = read_qrels(orig_path), read_qrels(new_path)
     _note_topic_sets(q_orig, q_new, complete)
-    stream = cli_runs(runs, q_orig, ties=ties, names=names, strict=strict)
+    stream = cli_runs(runs, q_orig, policies=pol, names=names, strict=strict)
     cmp = compare_qrels(progress(stream, "scoring"), q_orig, q_new, ms, pol, decimals=decimals)
     text = render_comparison(cmp, fmt, top=top, per_run=per_run)
     if plot_path:

@@ -26,7 +26,9 @@ from unjudged.cli._base import (
     write_output,
 )
 from unjudged.cli._runs import baseline_name, cli_runs, run_options
+from unjudged.cli._strategies import StrategyColumn, all_methods, methods_help
 from unjudged.cli.matrix import ALPHA, PAIRED_TESTS
+from unjudged.strategies.registry import BASELINE, STRATEGIES
 
 
 @main.command("eval")
@@ -38,9 +40,8 @@ from unjudged.cli.matrix import ALPHA, PAIRED_TESTS
 @run_options
 @click.option("-J", "--judged-only", is_flag=True,
               help="Drop unjudged documents before measuring (condensed lists).")
-@click.option("--unjudged", "strategy", default="nonrel", show_default=True,
-              type=click.Choice(["nonrel", "condensed", "upper", "bootstrap",
-                                 "guaranteed_lower", "guaranteed_upper"]),
+@click.option("--unjudged", "strategy", default=BASELINE, show_default=True,
+              type=StrategyColumn(),
               help="What unjudged documents count as (see `unjudged estimate`). bootstrap "
               "reports its point estimate (--point).")
 @PRIOR
@@ -83,16 +84,16 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
                                  block_size=stream_block)
         return write_output(render(results, fmt, per_topic=per_topic), output)
     q = read_qrels(qrels)
-    runs = cli_runs(runs, q, ties=ties, names=names, strict=strict)
+    runs = cli_runs(runs, q, policies=pol, names=names, strict=strict)
     if baseline is not None:
         runs = list(runs)  # read once, scored twice: the measures and their A_p
         baseline = baseline_name(runs, baseline)
-    if strategy == "nonrel":
+    if strategy == BASELINE:
         results = score(runs, q, ms, pol)
     else:
         from unjudged.engine.estimate import estimate_runs, strategy_results
 
-        method = "guaranteed" if strategy.startswith("guaranteed") else strategy
+        method = STRATEGIES.owner(strategy).name
         est = estimate_runs(progress(runs, "estimating"), q, ms, methods=[method],
                             prior=prior, b=b, seed=seed, point=point, policies=pol)
         results = strategy_results(est, strategy)
@@ -112,8 +113,8 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True)
 @MEASURES
-@click.option("--methods", default="nonrel,condensed,upper,bootstrap,guaranteed",
-              show_default=True, help="Comma-separated strategies to report.")
+@click.option("--methods", default=all_methods, show_default=all_methods(),
+              help=methods_help())
 @PRIOR
 @B
 @SEED
@@ -144,6 +145,7 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     (not comparable) bounds."""
     lean_arrow()
     from unjudged.engine.estimate import check_methods, estimate_runs
+    from unjudged.errors import InvalidOptionError
     from unjudged.io import read_qrels
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies
@@ -151,11 +153,12 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
 
     try:
         chosen = check_methods(m.strip() for m in methods.split(",") if m.strip())
-    except ValueError as exc:
+    except InvalidOptionError as exc:
         raise click.BadParameter(str(exc), param_hint="--methods") from None
     check_suffix(samples_path, (".parquet", ".npz"), "--samples")
     check_suffix(plot_path, PLOT_SUFFIXES, "--plot")
-    if (samples_path or plot_path or truth_path) and "bootstrap" not in chosen:
+    if (samples_path or plot_path or truth_path) and not any(STRATEGIES[m].random
+                                                             for m in chosen):
         raise click.BadParameter("--samples, --plot and --fit-truth need the bootstrap method",
                                  param_hint="--methods")
     ms = parse_measures(list(measures))
@@ -163,7 +166,7 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
                    depth=depth)
     q = read_qrels(qrels)
     truth = read_qrels(truth_path) if truth_path else None
-    stream = cli_runs(runs, q, ties=ties, names=names, strict=strict)
+    stream = cli_runs(runs, q, policies=pol, names=names, strict=strict)
     if truth is not None:
         stream = kept = list(stream)  # the truth is computed on the same runs afterwards
     with executor_from_options(jobs or workers, dask) as ex:

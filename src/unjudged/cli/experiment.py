@@ -15,9 +15,11 @@ from unjudged.cli._base import (
     executor_options,
     lean_arrow,
     main,
+    ties_option,
     write_output,
 )
 from unjudged.cli._runs import cli_runs, run_options
+from unjudged.cli._strategies import all_comparable
 
 
 @main.group("experiment")
@@ -34,17 +36,16 @@ def experiment_group() -> None:
 @click.option("-k", "--depth", type=click.IntRange(1), required=True,
               help="Depth of the pool the groups contributed to.")
 @MEASURES
-@click.option("--strategies", default="nonrel,condensed,upper,bootstrap:pool,bootstrap:run,"
-              "bootstrap:pool+run", show_default=True,
-              help="Comma-separated strategies for unjudged documents.")
+@click.option("--strategies", default=all_comparable, show_default=all_comparable(),
+              help="Comma-separated strategies for unjudged documents (a random one as "
+              "NAME:PRIOR).")
 @click.option("--top-fraction", type=click.FloatRange(0, 1, min_open=True), default=0.75,
               show_default=True, help="Score only this fraction of the runs, the best by the "
               "first measure on the full qrels (seed 000 keeps 75%).")
 @B
 @SEED
 @POINT
-@click.option("--ties", type=click.Choice(["trec_eval", "docno", "rank", "file"]),
-              default="trec_eval", show_default=True, help="Tie-breaking policy.")
+@ties_option()
 @run_options
 @executor_options
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
@@ -63,8 +64,10 @@ def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction
     RUNS, score its runs on the reduced QRELS with each strategy and compare with their scores
     on the full QRELS (seed 000, Tables 4-6)."""
     lean_arrow()
+    from unjudged.errors import InvalidOptionError
     from unjudged.experiments.accuracy import prediction_table, preference_table
     from unjudged.experiments.logo import check_strategies, leave_one_group_out
+    from unjudged.experiments.logo_summary import logo_counts, logo_panels
     from unjudged.io import read_qrels
     from unjudged.io.groups import read_groups
     from unjudged.measures import parse_measures
@@ -72,7 +75,7 @@ def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction
 
     try:
         chosen = check_strategies([s.strip() for s in strategies.split(",") if s.strip()])
-    except ValueError as exc:
+    except InvalidOptionError as exc:
         raise click.BadParameter(str(exc), param_hint="--strategies") from None
     from unjudged.report.rows import TABLE_SUFFIXES
 
@@ -81,20 +84,22 @@ def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction
     ms = parse_measures(list(measures))
     groups = read_groups(groups_path)
     q = read_qrels(qrels)
-    loaded = list(cli_runs(runs, q, ties=ties, names=names, strict=strict))
+    from unjudged.policies import Policies
+
+    loaded = list(cli_runs(runs, q, policies=Policies(ties=ties), names=names, strict=strict))
     with executor_from_options(jobs, dask) as ex:
         sweep = leave_one_group_out(loaded, q, groups, depth, ms, strategies=chosen,
                                     top_fraction=top_fraction, b=b, seed=seed, point=point,
                                     executor=ex, groups_source=groups_path)
     tables = {m.name: (prediction_table(sweep, i), preference_table(sweep, i))
               for i, m in enumerate(ms)}
-    text = render_logo(sweep, tables, fmt)
+    text = render_logo(sweep, tables, fmt, counts=logo_counts(sweep))
     if details_path:
         _write_details(sweep, details_path)
     if plot_path:
         from unjudged.report.plots import plot_logo
 
-        click.echo(f"unjudged: wrote {plot_logo(sweep, plot_path)}", err=True)
+        click.echo(f"unjudged: wrote {plot_logo(logo_panels(sweep), plot_path)}", err=True)
     click.echo(f"unjudged: {len(sweep.runs)} runs x {len(sweep.topics)} topics x "
                f"{len(chosen)} strategies in {sweep.seconds:.1f} s", err=True)
     write_output(text, output)

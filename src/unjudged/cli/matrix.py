@@ -88,7 +88,7 @@ def matrix_cmd(qrels, runs, families, depths, test, alpha, seed, ap_denominator,
     pol = Policies(ties=ties, negative=negative, complete=True, rel_level=rel_level,
                    depth=depth)
     q = read_qrels(qrels)
-    stream = progress(cli_runs(runs, q, ties=ties, names=names, strict=strict), "scoring")
+    stream = progress(cli_runs(runs, q, policies=pol, names=names, strict=strict), "scoring")
     dm = decision_matrix(stream, q, list(families), depths, test=test, alpha=alpha, seed=seed,
                          policies=pol, denominator=ap_denominator, progress=progress)
     if len(dm.runs) < 2:

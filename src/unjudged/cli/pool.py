@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import PLOT_SUFFIXES, check_suffix, lean_arrow, main, write_output
+from unjudged.cli._base import (
+    PLOT_SUFFIXES,
+    check_suffix,
+    lean_arrow,
+    main,
+    ties_option,
+    write_output,
+)
 from unjudged.cli._runs import cli_runs, run_options
+from unjudged.policies import Policies
 
-_TIES = click.option(
-    "--ties", type=click.Choice(["file", "trec_eval", "docno", "rank"]), default="file",
-    show_default=True, help="Order of each topic's documents. NIST pools the first lines of "
-    "each topic as they stand in the submitted file (file); trec_eval re-sorts by score.")
+_TIES = ties_option(
+    "file", help="Order of each topic's documents. NIST pools the first lines of each topic as "
+    "they stand in the submitted file (file); trec_eval re-sorts by score.")
 
 
 @main.command("pool")
@@ -53,8 +60,8 @@ def pool_cmd(runs, depth, from_rank, exclude_path, groups_path, runs_per_group, 
         raise click.BadParameter("needs --groups", param_hint="--runs-per-group")
     exclude = read_qrels(exclude_path) if exclude_path else None
     groups = read_groups(groups_path) if groups_path else None
-    pool = build_pool(cli_runs(runs, ties=ties, names=names, strict=strict), depth,
-                      from_rank=from_rank, exclude=exclude, groups=groups,
+    loaded = cli_runs(runs, policies=Policies(ties=ties), names=names, strict=strict)
+    pool = build_pool(loaded, depth, from_rank=from_rank, exclude=exclude, groups=groups,
                       runs_per_group=runs_per_group,
                       groups_source=groups_path or "groups")
     text = pool_lines(pool, fmt)
@@ -68,17 +75,17 @@ def pool_cmd(runs, depth, from_rank, exclude_path, groups_path, runs_per_group, 
 
 
 def _bands(ctx, param, value: str):
-    try:
-        out = []
-        for part in value.split(","):
-            a, _, b = part.strip().partition("-")
+    bad = click.BadParameter(f"{value!r}: expected rank bands such as 1-5,6-10,11-20")
+    out = []
+    for part in value.split(","):
+        a, _, b = part.strip().partition("-")
+        try:
             out.append((int(a), int(b or a)))
-        if any(a < 1 or b < a for a, b in out):
-            raise ValueError
-        return out
-    except ValueError:
-        raise click.BadParameter(f"{value!r}: expected rank bands such as 1-5,6-10,11-20"
-                                 ) from None
+        except ValueError:  # not whole numbers
+            raise bad from None
+    if any(a < 1 or b < a for a, b in out):
+        raise bad
+    return out
 
 
 @main.command("coverage")
@@ -94,8 +101,7 @@ def _bands(ctx, param, value: str):
               "band) to FILE as a pool (`topic 0 docno -1`).")
 @click.option("--plot", "plot_path", default=None, help="Draw the judged fraction by rank "
               "(FILE.png, .pdf or .svg).")
-@click.option("--ties", type=click.Choice(["trec_eval", "docno", "rank", "file"]),
-              default="trec_eval", show_default=True, help="Tie-breaking policy.")
+@ties_option()
 @run_options
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
               default="table", show_default=True)
@@ -112,7 +118,8 @@ def coverage_cmd(qrels, runs, bands, pool_depth, unjudged_out, plot_path, ties, 
 
     check_suffix(plot_path, PLOT_SUFFIXES, "--plot")
     q = read_qrels(qrels)
-    cov = coverage(list(cli_runs(runs, q, ties=ties, names=names, strict=strict)), q, bands)
+    loaded = cli_runs(runs, q, policies=Policies(ties=ties), names=names, strict=strict)
+    cov = coverage(list(loaded), q, bands)
     depth = pool_depth or bands[0][1]
     text = coverage_table(cov, fmt, depth)
     if unjudged_out:

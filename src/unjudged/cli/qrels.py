@@ -100,15 +100,17 @@ def filter_cmd(qrels, topic_spec, topics_file, iterations, excluded, output) -> 
         fail("nothing to filter by: give --topics, --topics-file, --iteration or "
              "--exclude-iteration")
     lean_arrow()
+    from unjudged.errors import InvalidOptionError
     from unjudged.io import read_qrels
+    from unjudged.io.topics import parse_topics, read_topics_file
     from unjudged.io.write import format_qrels
-    from unjudged.judgments.stats import filter_qrels, parse_topics, read_topics_file
+    from unjudged.judgments.stats import filter_qrels
 
     topics = None
     if topic_spec is not None:
         try:
             topics = parse_topics(topic_spec)
-        except ValueError as exc:
+        except InvalidOptionError as exc:
             fail(f"--topics: {exc}")
     elif topics_file is not None:
         topics = read_topics_file(topics_file)

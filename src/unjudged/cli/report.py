@@ -19,6 +19,7 @@ from unjudged.cli._base import (
     write_output,
 )
 from unjudged.cli._runs import baseline_name, cli_runs, run_options
+from unjudged.policies import NameMode
 
 
 @main.command("report")
@@ -76,7 +77,7 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
                  b: int = 2000, seed: int = 0, baseline: str | None = None,
                  topic_panels: int = 3, top_topics: int = 10, policies=None, executor=None,
                  png_dir: str | None = None, tables_dir: str | None = None,
-                 command: str = "", names: str = "tag", strict: bool = False) -> str:
+                 command: str = "", names: NameMode = "tag", strict: bool = False) -> str:
     """Read the inputs, compute and write the report to `output` (atomically, after all else
     succeeded); the PNG and table folders are written only then too. Returns `output`."""
     from unjudged import __version__
@@ -92,7 +93,7 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
     check_targets([output], folders=[png_dir, tables_dir])  # before any work or writing
     pol = policies or Policies()
     q = read_qrels(qrels)
-    loaded = list(cli_runs(runs, q, ties=pol.ties, names=names, strict=strict))
+    loaded = list(cli_runs(runs, q, policies=pol, names=names, strict=strict))
     if baseline is not None:
         baseline = baseline_name(loaded, baseline)
     # only regular files are hashed: stdin and pipes cannot be read a second time

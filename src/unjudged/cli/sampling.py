@@ -13,6 +13,7 @@ from unjudged.cli._base import (
     main,
     policy_options,
     progress,
+    ties_option,
     write_output,
 )
 from unjudged.cli._runs import cli_runs, run_options
@@ -70,7 +71,7 @@ def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, complete
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)
     q = read_sampled_qrels(qrels)
-    stream = cli_runs(runs, q, ties=ties, names=names, strict=strict)
+    stream = cli_runs(runs, q, policies=pol, names=names, strict=strict)
     rows = [row for inf in infer_runs(progress(stream, "inferring"), q, ms, level=level, b=b,
                                       seed=seed, policies=pol, method=method)
             for row in inf.rows(per_topic)]
@@ -109,8 +110,7 @@ DESIGN_HELP = ("Sampling design: uniform:P (P of each topic's judgments, e.g. 0.
 @click.option("--trial", type=click.IntRange(0), default=0, show_default=True,
               help="Trial number: each trial is another sample for the same seed (trial T is "
               "the sample `experiment sampling` scores in its trial T).")
-@click.option("--ties", type=click.Choice(["trec_eval", "docno", "rank", "file"]),
-              default="trec_eval", show_default=True, help="Tie-breaking policy of the runs.")
+@ties_option(help="Tie-breaking policy of the runs.")
 @run_options
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
 def sample_cmd(qrels, runs, design, seed, trial, ties, names, strict, output) -> None:
@@ -123,14 +123,16 @@ def sample_cmd(qrels, runs, design, seed, trial, ties, names, strict, output) ->
     from unjudged.io import read_qrels
     from unjudged.io.sampled import format_sampled_qrels
     from unjudged.judgments.sampling import sample_qrels
+    from unjudged.policies import Policies
 
     q = read_qrels(qrels)
-    loaded = list(cli_runs(runs, q, ties=ties, names=names, strict=strict)) \
+    pol = Policies(ties=ties)
+    loaded = list(cli_runs(runs, q, policies=pol, names=names, strict=strict)) \
         if design.needs_runs else []
     sq = sample_qrels(q, design, loaded, seed=seed, trial=trial)
     text = format_sampled_qrels(sq)
     n, size = sq.sampled_counts.sum(axis=0), sq.stratum_sizes.sum(axis=0)
-    strata = ", ".join(f"{s}: {a} of {b}" for s, a, b in zip(sq.strata, n, size, strict=False))
+    strata = ", ".join(f"{s}: {a} of {b}" for s, a, b in zip(sq.strata, n, size, strict=True))
     click.echo(f"unjudged: {design.text}: sampled {n.sum()} of {size.sum()} judgments "
                f"({n.sum() / max(size.sum(), 1):.1%}); strata {strata}", err=True)
     write_output(text, output)
@@ -192,7 +194,7 @@ def sampling_experiment_cmd(qrels, runs, designs, trials, measures, contributing
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth)
     q = read_qrels(qrels)
-    loaded = list(cli_runs(runs, q, ties=ties, names=names, strict=strict))
+    loaded = list(cli_runs(runs, q, policies=pol, names=names, strict=strict))
     contributing = None
     if contributing_path:
         contributing = read_contributing(contributing_path)
@@ -212,9 +214,11 @@ def sampling_experiment_cmd(qrels, runs, designs, trials, measures, contributing
         _write_details(sweep, details_path)
     for path, draw in ((plot_path, "rows"), (scatter_path, "scatter")):
         if path:
+            from unjudged.experiments.sampling_stats import scatter_panels
             from unjudged.report.sampling_plots import plot_sampling, plot_scatter
 
-            done = plot_sampling(rows, path) if draw == "rows" else plot_scatter(sweep, path)
+            done = (plot_sampling(rows, path) if draw == "rows"
+                    else plot_scatter(scatter_panels(sweep), path))
             click.echo(f"unjudged: wrote {done}", err=True)
     click.echo(f"unjudged: {len(designs)} designs x {trials} trials x {len(loaded)} runs in "
                f"{sweep.seconds:.1f} s", err=True)

@@ -98,8 +98,9 @@ def divergence_cmd(qrels, runs, corpus, measures, fmt, fields, stopwords, stem, 
     """Score RUNS against diversity QRELS (`topic subtopic docno grade`; grade > 0 is
     relevant) with the language-model divergence measures over the text of --corpus."""
     from unjudged.io import read_qrels
-    from unjudged.measures.divergence import divergence_scores, parse_divergence
+    from unjudged.measures.divergence import parse_divergence
     from unjudged.report.rows import render_rows
+    from unjudged.text.divergence import divergence_scores
 
     wanted = list(measures) or ["ABS-NB@20", "ABS-RB@20", "DELTA-NB@20", "DELTA-RB@20"]
     parse_divergence(wanted)  # a bad name fails before the corpus is read

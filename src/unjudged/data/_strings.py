@@ -9,6 +9,9 @@ vocabularies) and rarer paths import it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any, cast, overload
+
 import numpy as np
 import pyarrow as pa
 
@@ -34,7 +37,7 @@ def arrow_of(values: np.ndarray) -> pa.Array:
     if values.dtype == bool:
         values = values.astype(np.uint8)
     kind = pa.from_numpy_dtype(values.dtype)
-    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])  # type: ignore[arg-type]  # numpy declares __buffer__ for Python 3.12+ only
 
 
 def _bits(buf, offset: int, n: int) -> np.ndarray:
@@ -47,7 +50,7 @@ def _chunk_numpy(c: pa.Array, null: float | int) -> np.ndarray:
         out = _bits(c.buffers()[1], c.offset, len(c))
     else:
         dtype = np.dtype(_NUMPY_TYPES[str(c.type)])
-        out = np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c),
+        out = np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c),  # type: ignore[call-overload]  # numpy's stubs take no pa.Buffer before 3.12
                             offset=c.offset * dtype.itemsize)
     if c.null_count:
         valid = _bits(c.buffers()[0], c.offset, len(c))
@@ -68,13 +71,15 @@ def intern_topics(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.nda
     dictionaries, which are small; a string column through sorted_vocabulary."""
     if not pa.types.is_dictionary(column.type):
         vocab, codes = sorted_vocabulary(column)
-        return vocab.to_pylist(), codes
-    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    local = [c.dictionary.to_pylist() for c in chunks]
+        return cast("list[str]", vocab.to_pylist()), codes
+    chunks = cast("list[pa.DictionaryArray]",
+                  column.chunks if isinstance(column, pa.ChunkedArray) else [column])
+    local = [cast("list[str]", c.dictionary.to_pylist()) for c in chunks]
     names = sorted({n for names in local for n in names}, key=str.encode)
     index = {n: i for i, n in enumerate(names)}
     parts = [np.array([index[n] for n in names_c], dtype=np.int32)[numpy_of(c.indices)]
-             if len(c) else np.zeros(0, dtype=np.int32) for c, names_c in zip(chunks, local, strict=False)]
+             if len(c) else np.zeros(0, dtype=np.int32)
+             for c, names_c in zip(chunks, local, strict=True)]
     codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
     return names, codes
 
@@ -103,10 +108,8 @@ def sorted_vocabulary(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.
     mat, lengths = byte_rows(column, width=width)
     nul = _has_nul(mat, lengths)  # before the matrix becomes words
     keys = byte_order_keys(mat, lengths)
-    if len(keys) == 2 and not nul:
-        order = np.argsort(keys[1])  # one word each: equal words are then equal strings
-    else:
-        order = np.lexsort(keys)
+    # one word each (and no NUL): equal words are then equal strings
+    order = np.argsort(keys[1]) if len(keys) == 2 and not nul else np.lexsort(keys)
     ordered = mat[order]
     new = np.ones(n, dtype=bool)
     if n > 1:
@@ -148,7 +151,7 @@ def _all_equal(column: pa.ChunkedArray | pa.Array, lengths: np.ndarray) -> bool:
         if not len(c):
             continue
         ends = string_offsets(c)
-        text = np.frombuffer(c.buffers()[2], dtype=np.uint8)[ends[0] : ends[-1]]
+        text = np.frombuffer(c.buffers()[2], dtype=np.uint8)[ends[0] : ends[-1]]  # type: ignore[call-overload]  # numpy's stubs take no pa.Buffer before 3.12
         rows = text.reshape(len(c), size)
         first = rows[0].copy() if first is None else first
         sample = rows[:: max(1, len(c) // 64)]  # distinct values usually show in a sample
@@ -169,13 +172,13 @@ def strings_of_rows(mat: np.ndarray, lengths: np.ndarray) -> pa.Array:
     data = mat[np.arange(mat.shape[1]) < lengths[:, None]]  # row-major: strings end to end
     offsets = np.zeros(lengths.size + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    kind = pa.string()
+    kind: pa.DataType = pa.string()
     if offsets[-1] < 2**31:
         offsets = offsets.astype(np.int32)
     else:
         kind = pa.large_string()
     return pa.Array.from_buffers(kind, lengths.size,
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(data)])  # type: ignore[arg-type]  # numpy declares __buffer__ for Python 3.12+ only
 
 
 def _sorted_vocabulary_arrow(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:
@@ -216,7 +219,7 @@ def string_offsets(arr: pa.Array) -> np.ndarray:
     kind = np.int64 if pa.types.is_large_string(arr.type) else np.int32
     if len(arr) == 0:
         return np.zeros(1, dtype=kind)
-    return np.frombuffer(arr.buffers()[1], dtype=kind, count=len(arr) + 1,
+    return np.frombuffer(arr.buffers()[1], dtype=kind, count=len(arr) + 1,  # type: ignore[call-overload]  # numpy's stubs take no pa.Buffer before 3.12
                          offset=arr.offset * np.dtype(kind).itemsize)
 
 
@@ -240,8 +243,8 @@ def _byte_matrix(arr: pa.Array, width: int | None = None, rows: np.ndarray | Non
     `width` defaults to the longest string rounded up to whole 8-byte words."""
     offsets = string_offsets(arr)
     data = arr.buffers()[2]
-    buf = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size \
-        else np.zeros(1, np.uint8)  # all strings empty
+    buf = (np.frombuffer(data, dtype=np.uint8)  # type: ignore[call-overload]  # see _chunk_numpy
+           if data is not None and data.size else np.zeros(1, np.uint8))  # all strings empty
     if rows is None:
         starts, lengths = offsets[:-1], np.diff(offsets)
     else:
@@ -257,6 +260,14 @@ def _byte_matrix(arr: pa.Array, width: int | None = None, rows: np.ndarray | Non
     return mat, lengths
 
 
+@overload
+def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None,
+              width: int | None = None, start: int = 0, widest: None = None
+              ) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None,
+              width: int | None = None, start: int = 0, *, widest: int
+              ) -> tuple[np.ndarray | None, np.ndarray]: ...
 def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None,
               width: int | None = None, start: int = 0, widest: int | None = None
               ) -> tuple[np.ndarray | None, np.ndarray]:
@@ -270,6 +281,7 @@ def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None
     """
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     bounds = np.cumsum([0] + [len(c) for c in chunks])
+    picks: list[tuple[pa.Array, np.ndarray | None, Any]]
     if rows is None:
         picks = [(c, None, bounds[i]) for i, c in enumerate(chunks)]
         total = int(bounds[-1])
@@ -286,7 +298,7 @@ def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None
             sel = np.arange(int(base), int(base) + len(c))
             lengths[sel] = np.diff(ends)
             spans.append((c, sel, None))
-        elif sel.size:
+        elif sel.size and rows is not None:  # (rows are given whenever sel is)
             local = rows[sel] - base
             lengths[sel] = ends[local + 1] - ends[local]
             spans.append((c, sel, local))
@@ -397,9 +409,12 @@ def topic_blocks(column: pa.ChunkedArray | pa.Array
     else:
         import pyarrow.compute as pc  # see the module's docstring
 
-        encoded = pc.run_end_encode(column)
-        chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
-        ends, values, base = [], [], 0
+        encoded = pc.run_end_encode(column)  # type: ignore[attr-defined]  # missing in the stubs
+        chunks = cast("list[pa.RunEndEncodedArray]",
+                      encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded])
+        ends: list[np.ndarray] = []
+        values: list[pa.Array] = []
+        base = 0
         for c in chunks:
             ends.append(numpy_of(c.run_ends).astype(np.int64) + base)
             values.append(c.values)
@@ -415,7 +430,8 @@ def topic_blocks(column: pa.ChunkedArray | pa.Array
     return topics, codes, starts, codes[starts]
 
 
-def duplicated_in_groups(offsets: np.ndarray, column: pa.ChunkedArray | pa.Array,
+def duplicated_in_groups(offsets: np.ndarray,
+                         column: pa.ChunkedArray | pa.Array | Callable[[], pa.Array],
                          fp: np.ndarray | None = None, own: bool = False
                          ) -> tuple[int, str] | None:
     """(group, string) of a string repeated within one group of a CSR layout, or None.
@@ -431,7 +447,8 @@ def duplicated_in_groups(offsets: np.ndarray, column: pa.ChunkedArray | pa.Array
     n, depth = lengths.size, int(lengths.max(initial=0))
     if depth < 2:
         return None
-    fp = fingerprints(column) if fp is None else fp
+    if fp is None:
+        fp = fingerprints(column() if callable(column) else column)
     if n * depth > 4 * fp.size + 1_000_000:  # very ragged: one global sort is cheaper
         group = np.repeat(np.arange(n, dtype=np.uint64), lengths)
         key = np.sort(fp ^ (group * _MIX))
@@ -466,3 +483,32 @@ def _confirm(offsets, column, groups) -> tuple[int, str] | None:
 def index_codes(index: dict[str, int], names) -> np.ndarray:
     """Each name's position in `index` (a topic_index), -1 for names it lacks."""
     return np.fromiter((index.get(n, -1) for n in names), dtype=np.int64, count=len(names))
+
+
+def string_array(values: Sequence[str]) -> pa.Array:
+    """Arrow strings from a short Python list, without `pa.array` (which imports pandas).
+
+    Example:
+        >>> string_array(["1", "10"]).to_pylist()
+        ['1', '10']
+    """
+    encoded = [v.encode() for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return pa.Array.from_buffers(pa.string(), len(encoded),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])  # type: ignore[arg-type]  # numpy declares __buffer__ for Python 3.12+ only
+
+
+def byte_ranks(strings: pa.Array) -> np.ndarray:
+    """Each string's position when the strings are sorted by bytes (ties keep input order).
+
+    Example:
+        >>> byte_ranks(string_array(["b", "a", "B"])).tolist()
+        [2, 1, 0]
+    """
+    import pyarrow.compute as pc  # on demand: see the module's note
+
+    order = numpy_of(pc.array_sort_indices(strings)).astype(np.int64)
+    ranks = np.empty(order.size, dtype=np.int64)
+    ranks[order] = np.arange(order.size)
+    return ranks

@@ -98,7 +98,7 @@ class Subtopics:
         prob = _probabilities(qrels.topics, labels, intents, max(width, 1))
         import pyarrow.compute as pc  # diversity qrels only: see unjudged.data._strings
 
-        docnames = np.asarray(qrels.docs.take(pc.cast(
+        docnames = np.asarray(qrels.docs.take(pc.cast(  # type: ignore[call-overload]  # stubs: takes numpy
             qrels.keys % max(len(qrels.docs), 1), "int64")).to_numpy(zero_copy_only=False))
         return cls(list(qrels.topics), labels, mask, prob, intents is None, nrel, qrels.keys,
                    docnames.astype(str), qrels.topic_offsets)
@@ -148,7 +148,8 @@ def _probabilities(topics, labels, intents, width) -> np.ndarray:
     """(topics, S) intent probabilities: uniform over each topic's subtopics, or the given ones
     renormalised (a topic whose given probabilities are all 0 falls back to uniform)."""
     prob = np.zeros((len(topics), width))
-    for t, (topic, labs) in enumerate(zip(topics, labels, strict=False)):  # per topic: a handful of labels
+    # per topic: a handful of labels
+    for t, (topic, labs) in enumerate(zip(topics, labels, strict=True)):
         if not labs:
             continue
         p = np.array([intents.get((topic, lab), 0.0) for lab in labs]) if intents else \

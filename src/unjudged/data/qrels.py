@@ -8,7 +8,7 @@ from functools import cached_property
 import numpy as np
 import pyarrow as pa
 
-from unjudged.data._strings import arrow_of, index_codes
+from unjudged.data._strings import arrow_of, index_codes, string_array
 
 
 @dataclass(eq=False)
@@ -118,7 +118,8 @@ class Qrels:
         np.cumsum(counts, out=offsets[1:])
         mask = arrow_of(lines).cast(pa.bool_())
         return Qrels(topics=self.topics, docs=self.docs, tcode=self.tcode[lines],
-                     dcode=self.dcode[lines], group=self.group.filter(mask),
+                     # (pyarrow-stubs: a cast to bool_ is not typed as a BooleanArray)
+                     dcode=self.dcode[lines], group=self.group.filter(mask),  # type: ignore[arg-type]
                      grade=self.grade[lines], keys=self.keys[keep],
                      key_grades=self.key_grades[keep], topic_offsets=offsets,
                      source=self.source, _topic_index=self._topic_index,
@@ -129,10 +130,24 @@ class Qrels:
         docs = self.docs.to_pylist()
         v = len(docs)
         out: dict[str, dict[str, int]] = {t: {} for t in self.topics}
-        for key, g in zip(self.keys.tolist(), self.key_grades.tolist(), strict=False):
+        for key, g in zip(self.keys.tolist(), self.key_grades.tolist(), strict=True):
             out[self.topics[key // v]][docs[key % v]] = g
         return out
 
 
 #: Grade returned by Qrels.lookup for a (topic, document) the qrels do not contain.
 MISSING = np.iinfo(np.int32).min
+
+
+def qrels_columns(qrels: Qrels) -> tuple[pa.Array, pa.Array, pa.Array, np.ndarray]:
+    """One entry per line of `qrels`: (qid, iteration, docno) as Arrow strings and the grades.
+
+    Example:
+        >>> from unjudged.io import read_qrels
+        >>> qid, it, doc, grade = qrels_columns(read_qrels({"q1": {"d1": 1}}))
+        >>> qid.to_pylist(), it.to_pylist(), doc.to_pylist(), grade.tolist()
+        (['q1'], ['0'], ['d1'], [1])
+    """
+    qid = string_array(qrels.topics).take(arrow_of(qrels.tcode.astype(np.int32)))
+    docno = qrels.docs.take(arrow_of(qrels.dcode.astype(np.int64)))
+    return qid, qrels.group, docno, qrels.grade

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal, cast
 
 import numpy as np
 import pyarrow as pa
@@ -68,14 +69,16 @@ class Run:
     @property
     def docno(self) -> pa.Array:
         """Document ids in ranking order (an Arrow string array)."""
-        if self._docno is None:
+        docno = self._docno
+        if docno is None:
             d = self.file_docno
             if self.order is not None:
                 d = d.take(arrow_of(self.order))
             if isinstance(d, pa.ChunkedArray):
-                d = d.combine_chunks() if d.num_chunks != 1 else d.chunk(0)
-            self._docno = d
-        return self._docno
+                # (pyarrow-stubs type a chunk as a ChunkedArray; it is an Array)
+                d = d.combine_chunks() if d.num_chunks != 1 else cast(pa.Array, d.chunk(0))
+            self._docno = docno = d
+        return docno
 
     @property
     def score(self) -> np.ndarray:
@@ -101,12 +104,15 @@ class Run:
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """{qid: {docno: score}}, as pytrec_eval takes it."""
-        docs = self.docno.to_pylist()
+        docs = cast("list[str]", self.docno.to_pylist())
         out: dict[str, dict[str, float]] = {}
         for i, t in enumerate(self.topics):
             a, b = self.offsets[i], self.offsets[i + 1]
-            out[t] = dict(zip(docs[a:b], self.score[a:b].tolist(), strict=False))
+            out[t] = dict(zip(docs[a:b], self.score[a:b].tolist(), strict=True))
         return out
+
+
+_Order = Literal["ascending", "descending"]  # of tied documents' ids
 
 
 def ranking_order(tcode: np.ndarray, score: np.ndarray, docno: pa.ChunkedArray | pa.Array,
@@ -124,7 +130,7 @@ def ranking_order(tcode: np.ndarray, score: np.ndarray, docno: pa.ChunkedArray |
         if _nondecreasing(tcode) and _within(tcode, rank[1:] >= rank[:-1]):
             return None
         return np.lexsort((np.arange(n), rank, tcode))
-    direction = "descending" if ties == "trec_eval" else "ascending"
+    direction: _Order = "descending" if ties == "trec_eval" else "ascending"
     moves = _block_order(n, *(blocks or _blocks(tcode)))
     if moves is not False and _within(tcode, score[1:] <= score[:-1]):
         # the usual file: each topic's lines together, scores descending (topics in any order).
@@ -135,7 +141,8 @@ def ranking_order(tcode: np.ndarray, score: np.ndarray, docno: pa.ChunkedArray |
         return inner if moves is None else inner[moves]
     import pyarrow.compute as pc  # a rare file: see unjudged.data._strings
 
-    table = pa.table({"t": arrow_of(tcode), "s": arrow_of(score), "d": docno})
+    # (pyarrow-stubs: a table's columns may be chunked arrays too)
+    table = pa.table({"t": arrow_of(tcode), "s": arrow_of(score), "d": docno})  # type: ignore[dict-item]
     idx = pc.sort_indices(table, sort_keys=[("t", "ascending"), ("s", "descending"),
                                             ("d", direction)])
     return numpy_of(idx)
@@ -152,7 +159,8 @@ def _blocks(tcode: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, tcode[starts]
 
 
-def _block_order(n: int, starts: np.ndarray, codes: np.ndarray) -> np.ndarray | None | bool:
+def _block_order(n: int, starts: np.ndarray, codes: np.ndarray
+                 ) -> np.ndarray | None | Literal[False]:
     """When each topic's rows are contiguous: the permutation that puts the blocks in topic
     order (None if they are in order already). False when some topic's rows are split."""
     if codes.size == 0:
@@ -170,7 +178,7 @@ def _block_order(n: int, starts: np.ndarray, codes: np.ndarray) -> np.ndarray | 
             np.arange(n, dtype=it))
 
 
-def _order_ties(tcode, score, docno, direction: str) -> np.ndarray | None:
+def _order_ties(tcode, score, docno, direction: _Order) -> np.ndarray | None:
     """Rows grouped by topic and by descending score: sort only the runs of tied scores by
     docno (usually a few percent of the rows) instead of the whole run. None when the tied
     rows are in order already."""
@@ -190,10 +198,8 @@ def _order_ties(tcode, score, docno, direction: str) -> np.ndarray | None:
         idx = _sort_long_ties(group, docno, rows, direction)
     else:
         keys = byte_order_keys(mat, lengths, descending=direction != "ascending")
-        if len(keys) == 2:  # ids of up to 8 bytes (most collections): one integer key
-            idx = _sort_groups(group, keys[1])
-        else:
-            idx = np.lexsort((*keys, group))
+        # ids of up to 8 bytes (most collections): one integer key
+        idx = _sort_groups(group, keys[1]) if len(keys) == 2 else np.lexsort((*keys, group))
     if np.array_equal(idx, np.arange(idx.size)):
         return None
     order = np.arange(n, dtype=index_type(n))
@@ -201,7 +207,8 @@ def _order_ties(tcode, score, docno, direction: str) -> np.ndarray | None:
     return order
 
 
-def _sort_long_ties(group: np.ndarray, docno, rows: np.ndarray, direction: str) -> np.ndarray:
+def _sort_long_ties(group: np.ndarray, docno, rows: np.ndarray, direction: _Order
+                    ) -> np.ndarray:
     """Order of tied rows by (group, docno) when some docno is long: Arrow compares the
     strings themselves, so memory does not grow with the longest one."""
     import pyarrow.compute as pc  # rare: see unjudged.data._strings

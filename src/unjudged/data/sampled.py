@@ -22,6 +22,7 @@ import numpy as np
 from unjudged.data.judged import NONPOOL, PAD, Judged, Pool, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
+from unjudged.errors import InvalidOptionError
 from unjudged.policies import Policies
 
 OUTSIDE = -1  #: stratum code of a ranked document outside the sampled universe (or padding)
@@ -62,14 +63,14 @@ class SampledQrels(Qrels):
         names = list(strata) if strata is not None else \
             [str(i + 1) for i in range(int(codes.max(initial=0)) + 1)]
         if codes.shape != (k,) or (k and (codes.min() < 0 or codes.max() >= len(names))):
-            raise ValueError("key_strata needs one code in 0..len(strata)-1 per qrels key")
+            raise InvalidOptionError("key_strata needs one code in 0..len(strata)-1 per qrels key")
         grades = qrels.key_grades
         line_grades = qrels.grade
         if sampled is not None:
             sampled = np.asarray(sampled, dtype=bool)
             if sampled.shape != (k,) or np.any(grades[sampled] < 0):
-                raise ValueError("sampled needs one flag per qrels key, and only judged "
-                                 "documents (grade >= 0) can be sampled")
+                raise InvalidOptionError("sampled needs one flag per qrels key, and only judged "
+                                         "documents (grade >= 0) can be sampled")
             grades = np.where(sampled, grades, -1).astype(np.int32)
             line_key = np.searchsorted(qrels.keys, qrels.tcode.astype(np.int64) *
                                        len(qrels.docs) + qrels.dcode)

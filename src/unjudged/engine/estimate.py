@@ -13,27 +13,62 @@ from unjudged.data.judged import PAD, Judged, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.engine.results import aggregate, aggregate_measures
+from unjudged.errors import InvalidOptionError, UnjudgedError
 from unjudged.measures import Measure, parse_measures
-from unjudged.policies import Policies
-from unjudged.strategies import bootstrap as bs
+from unjudged.policies import NameMode, Policies
 from unjudged.strategies import fill
+from unjudged.strategies.base import AtCutoff, Fill, Sampled
+from unjudged.strategies.registry import BASELINE, STRATEGIES
 from unjudged.strategies.summaries import STATS, parse_point, point_estimate, summarise
 
 if TYPE_CHECKING:
     from unjudged.parallel import Executor
 
-#: Strategies, in report order. "guaranteed" yields two values (lower, upper).
-METHODS = ("nonrel", "condensed", "upper", "bootstrap", "guaranteed")
+#: The registered strategies' names, in report order ("guaranteed" yields two values, lower and
+#: upper). The registry (unjudged.strategies.registry) is the source; this name stays for callers.
+METHODS = STRATEGIES.names()
+
+
+@dataclass(frozen=True)
+class EstimateSettings:
+    """What every run's estimate shares (it travels once to each worker).
+
+    `methods` are validated and put in report order (default: every registered strategy);
+    `point` and `prior` are checked too, so a bad setting fails before any run is read.
+
+    Example:
+        >>> EstimateSettings(methods=("upper", "nonrel"), b=100).methods
+        ('nonrel', 'upper')
+        >>> EstimateSettings(point="q2")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        unjudged.errors.InvalidOptionError: point must be mean, mode, median or q<level> ...
+    """
+
+    methods: tuple[str, ...] = field(default_factory=STRATEGIES.names)
+    prior: str = "pool+run"
+    b: int = 10_000
+    seed: int = 0
+    point: str = "mean"
+    policies: Policies = field(default_factory=Policies)
+    keep_samples: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "methods", check_methods(self.methods))
+        parse_point(self.point)
+        for s in STRATEGIES:
+            if isinstance(s, Sampled):
+                s.check(self)
 
 
 @dataclass(eq=False)
 class RunEstimate:
     """One run's estimates.
 
-    points[method] is (topics, measures) for the deterministic methods (NaN where a method does
-    not apply to a measure); `stats` is (topics, measures, 9) over the bootstrap samples and
-    `run_stats` (measures, 9) over the per-iteration run aggregate; `point` the bootstrap's
-    point estimate (topics, measures) and `run_point` (measures,).
+    points[column] is (topics, measures) for the deterministic strategies (NaN where a strategy
+    does not apply to a measure); `stats` is (topics, measures, 9) over the samples of the
+    random strategy (the bootstrap) and `run_stats` (measures, 9) over the per-iteration run
+    aggregate; `point` its point estimate (topics, measures) and `run_point` (measures,).
     """
 
     run: str
@@ -48,8 +83,16 @@ class RunEstimate:
     nonrel: np.ndarray | None = field(default=None, repr=False)  # always computed
 
     def summary(self, method: str) -> np.ndarray:
-        """Run-level value per measure of a deterministic method."""
+        """Run-level value per measure of a deterministic column."""
         return aggregate_measures(self.points[method], self.measures)
+
+    def drawn(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(stats, run_stats, point, run_point) of the random strategy, which must have been
+        estimated (callers that ask for it always do)."""
+        if (self.stats is None or self.run_stats is None or self.point is None
+                or self.run_point is None):
+            raise UnjudgedError(f"run {self.run}: no random strategy was estimated")
+        return self.stats, self.run_stats, self.point, self.run_point
 
 
 @dataclass(eq=False)
@@ -62,16 +105,17 @@ class Estimates:
     point: str
 
     def rows(self, per_topic: bool = True) -> Iterable[dict[str, Any]]:
-        """One dict per (run, topic, measure, method): `value`, or the bootstrap statistics
-        (with `value` = the chosen point estimate)."""
+        """One dict per (run, topic, measure, column): `value`, or a random strategy's
+        statistics (with `value` = the chosen point estimate)."""
         methods = expand_methods(self.methods)
+        drawn = {c: is_random(c) for c in methods}
         for r in self.runs:
             totals = {m: r.summary(m) for m in methods if m in r.points}
             topics = list(enumerate(r.topics)) if per_topic else []
             for t, topic in topics + [(None, "all")]:
                 for i, m in enumerate(r.measures):
                     for method in methods:
-                        row = _row(r, totals, t, i, method)
+                        row = _row(r, totals, t, i, method, drawn[method])
                         if row is not None:
                             yield {"run": r.run, "topic": topic, "measure": m.name,
                                    "method": method, **row}
@@ -84,23 +128,42 @@ class Estimates:
 
 
 def expand_methods(methods: Iterable[str]) -> list[str]:
-    """Methods as reported: "guaranteed" becomes guaranteed_lower and guaranteed_upper."""
+    """Strategies as reported: each becomes its columns, e.g. "guaranteed" becomes
+    guaranteed_lower and guaranteed_upper.
+
+    Example:
+        >>> expand_methods(["upper", "guaranteed"])
+        ['upper', 'guaranteed_lower', 'guaranteed_upper']
+    """
     out: list[str] = []
     for m in methods:
-        out += ["guaranteed_lower", "guaranteed_upper"] if m == "guaranteed" else [m]
+        out += STRATEGIES[m].columns if m in STRATEGIES else [m]
     return out
 
 
+def is_random(column: str) -> bool:
+    """Whether a reported column holds a distribution (a random strategy's).
+
+    Example:
+        >>> is_random("bootstrap"), is_random("guaranteed_lower")
+        (True, False)
+    """
+    try:
+        return STRATEGIES.owner(column).random
+    except KeyError:
+        return False
+
+
 def _row(r: RunEstimate, totals: dict[str, np.ndarray], t: int | None, i: int,
-         method: str) -> dict[str, float] | None:
-    if method == "bootstrap":
-        if r.stats is None:
+         method: str, drawn: bool) -> dict[str, float] | None:
+    if drawn:
+        if r.stats is None or r.run_stats is None or r.point is None or r.run_point is None:
             return None
         stats = r.run_stats[i] if t is None else r.stats[t, i]
         if np.isnan(stats[0]):
             return None
         value = r.run_point[i] if t is None else r.point[t, i]
-        return {"value": float(value), **{k: float(v) for k, v in zip(STATS, stats, strict=False)}}
+        return {"value": float(value), **{k: float(v) for k, v in zip(STATS, stats, strict=True)}}
     values = r.points.get(method)
     if values is None:
         return None
@@ -109,11 +172,14 @@ def _row(r: RunEstimate, totals: dict[str, np.ndarray], t: int | None, i: int,
 
 
 def check_methods(methods: Iterable[str]) -> tuple[str, ...]:
-    methods = tuple(methods)
-    bad = [m for m in methods if m not in METHODS]
-    if bad:
-        raise ValueError(f"unknown method {bad[0]!r}; expected some of {', '.join(METHODS)}")
-    return tuple(m for m in METHODS if m in methods)
+    """Strategy names validated against the registry, in report order; InvalidOptionError
+    (a ValueError) names the first unknown one.
+
+    Example:
+        >>> check_methods(["bootstrap", "nonrel"])
+        ('nonrel', 'bootstrap')
+    """
+    return STRATEGIES.check(methods)
 
 
 def judge_for(run: Run, qrels: Qrels, measures: list[Measure],
@@ -124,44 +190,60 @@ def judge_for(run: Run, qrels: Qrels, measures: list[Measure],
 
 
 def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
-                 methods: Iterable[str] = METHODS, prior: str = "pool+run", b: int = 10_000,
-                 seed: int = 0, point: str = "mean", policies: Policies = Policies(),
-                 pool: Pool | None = None, keep_samples: bool = False,
-                 judged: Judged | None = None) -> RunEstimate:
-    """Every requested strategy for one run (see `estimate`). `judged` may hand over the run
-    already judged by `judge_for` with the same qrels, measures and policies."""
-    methods = check_methods(methods)
-    how = parse_point(point)
-    bs.check_prior(prior)
+                 methods: Iterable[str] | None = None, prior: str = "pool+run",
+                 b: int = 10_000, seed: int = 0, point: str = "mean",
+                 policies: Policies = Policies(), pool: Pool | None = None,
+                 keep_samples: bool = False, judged: Judged | None = None) -> RunEstimate:
+    """Every requested strategy (default: every registered one) for one run (see `estimate`).
+    `judged` may hand over the run already judged by `judge_for` with the same qrels, measures
+    and policies."""
+    settings = EstimateSettings(STRATEGIES.names() if methods is None else tuple(methods),
+                                prior, b, seed, point, policies, keep_samples)
+    return estimate_with(run, qrels, measures, settings, pool=pool, judged=judged)
+
+
+def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: EstimateSettings,
+                  *, pool: Pool | None = None, judged: Judged | None = None) -> RunEstimate:
+    """estimate_run with its settings as one object.
+
+    Example:
+        >>> from unjudged.io import read_qrels, read_run
+        >>> q = read_qrels({"t": {"a": 1, "b": 0, "c": 1}})
+        >>> r = estimate_with(read_run({"t": {"a": 2.0, "x": 1.0}}), q, parse_measures("P@2"),
+        ...                   EstimateSettings(methods=("nonrel", "upper")))
+        >>> r.points["nonrel"].tolist(), r.points["upper"].tolist()
+        ([[0.5]], [[1.0]])
+    """
+    how = parse_point(settings.point)
+    chosen = [STRATEGIES[name] for name in settings.methods]
     if judged is None:
-        judged = judge_for(run, qrels, measures, policies, pool)
-    n, nm = len(judged.topics), len(measures)
-    points = {m: np.full((n, nm), np.nan) for m in expand_methods(methods) if m != "bootstrap"}
-    plain = points.get("nonrel", np.full((n, nm), np.nan))
-    samples = np.full((b, n, nm), np.nan) if "bootstrap" in methods else None
-    condensed = fill.condensed(judged) if "condensed" in points else None
+        judged = judge_for(run, qrels, measures, settings.policies, pool)
+    n, nm, b = len(judged.topics), len(measures), settings.b
+    points = {c: np.full((n, nm), np.nan) for s in chosen if isinstance(s, Fill)
+              for c in s.columns}
+    plain = points.get(BASELINE, np.full((n, nm), np.nan))
+    baseline = STRATEGIES[BASELINE]
+    assert isinstance(baseline, Fill)  # the registry's baseline is deterministic
+    fills = [s for s in chosen if isinstance(s, Fill) and s is not baseline]
+    sampled = [s for s in chosen if isinstance(s, Sampled)]
+    samples = np.full((b, n, nm), np.nan) if sampled else None
+    once: dict[str, tuple[Judged, ...]] = {}  # rankings that do not depend on the cutoff
     for k, idx in _by_cutoff(measures).items():
-        base = fill.top(judged, k)
+        at = AtCutoff(judged, k, fill.top(judged, k))
         # each strategy's rankings are built once per cutoff, when some measure needs them
-        upper = guaranteed = None
+        here: dict[str, tuple[Judged, ...]] = {}
         for i in idx:
             m = measures[i]
-            plain[:, i] = m.compute(base)
-            if not m.spec.estimable:
-                continue
-            if condensed is not None:
-                points["condensed"][:, i] = m.compute(condensed)
-            if "upper" in points and m.spec.monotone:
-                upper = upper or fill.upper(base)
-                points["upper"][:, i] = m.compute(upper)
-            if "guaranteed_lower" in points and m.spec.guaranteed:
-                guaranteed = guaranteed or (fill.guaranteed_lower(judged, k),
-                                            fill.guaranteed_upper(base))
-                lo, hi = _guaranteed(m, *guaranteed)
-                points["guaranteed_lower"][:, i], points["guaranteed_upper"][:, i] = lo, hi
-        todo = [i for i in idx if measures[i].spec.estimable]
-        if samples is not None and todo and n:
-            _bootstrap(base, [measures[i] for i in todo], todo, samples, prior, b, seed)
+            plain[:, i] = baseline.values(m, _rankings(baseline, at, once, here))[0]
+            for s in fills:
+                if s.applies(m):
+                    values = s.values(m, _rankings(s, at, once, here))
+                    for column, v in zip(s.columns, values, strict=True):
+                        points[column][:, i] = v
+        for d in sampled:
+            todo = [i for i in idx if d.applies(measures[i])]
+            if samples is not None and todo and n:
+                d.draw(at, [measures[i] for i in todo], todo, samples, settings)
     out = RunEstimate(run.name, judged.topics, measures, points, nonrel=plain)
     if samples is not None:
         out.stats = summarise(samples)
@@ -169,15 +251,17 @@ def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
         per_iter = aggregate_measures(samples, measures)  # (b, measures)
         out.run_stats = summarise(per_iter)
         out.run_point = point_estimate(per_iter, how)
-        if keep_samples:
+        if settings.keep_samples:
             out.samples = samples
     return out
 
 
-def _guaranteed(m: Measure, lower: Judged, upper: Judged) -> tuple[np.ndarray, np.ndarray]:
-    """The guaranteed bounds, within the measure's range."""
-    low_end, high_end = m.spec.bounded or (-np.inf, np.inf)
-    return np.maximum(m.compute(lower), low_end), np.minimum(m.compute(upper), high_end)
+def _rankings(s: Fill, at: AtCutoff, once: dict[str, tuple[Judged, ...]],
+              here: dict[str, tuple[Judged, ...]]) -> tuple[Judged, ...]:
+    store = here if s.by_cutoff else once
+    if s.name not in store:
+        store[s.name] = s.rankings(at)
+    return store[s.name]
 
 
 def _by_cutoff(measures: list[Measure]) -> dict[int | None, list[int]]:
@@ -187,20 +271,10 @@ def _by_cutoff(measures: list[Measure]) -> dict[int | None, list[int]]:
     return groups
 
 
-def _bootstrap(base: Judged, measures: list[Measure], cols: list[int], out: np.ndarray,
-               prior: str, b: int, seed: int) -> None:
-    n = len(base.topics)
-    streams = [bs.stream(seed, base.run_name, t) for t in base.topics]
-    for t0, t1, i0, i1 in bs.batches(n, b, base.depth):
-        batch = bs.sample(base, prior, streams, t0, t1, i0, i1)
-        for col, m in zip(cols, measures, strict=False):
-            out[i0:i1, t0:t1, col] = m.compute(batch)
-
-
 def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure], *,
-                  methods: Iterable[str] = METHODS, prior: str = "pool+run", b: int = 10_000,
-                  seed: int = 0, point: str = "mean", policies: Policies = Policies(),
-                  keep_samples: bool = False, workers: int = 1,
+                  methods: Iterable[str] | None = None, prior: str = "pool+run",
+                  b: int = 10_000, seed: int = 0, point: str = "mean",
+                  policies: Policies = Policies(), keep_samples: bool = False, workers: int = 1,
                   executor: Executor | None = None, desc: str | None = None) -> Estimates:
     """estimate_run for each run, on `executor` (unjudged.parallel; default: this process).
 
@@ -218,14 +292,42 @@ def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure], *,
         >>> [float(r.summary("upper")[0]) for r in est.runs]
         [0.5, 0.5]
     """
-    from unjudged.parallel import ProcessExecutor, SerialExecutor
+    from unjudged.parallel import ProcessExecutor
 
-    methods = check_methods(methods)
-    options = dict(methods=methods, prior=prior, b=b, seed=seed, point=point,
-                   policies=policies, keep_samples=keep_samples)
+    settings = EstimateSettings(STRATEGIES.names() if methods is None else tuple(methods),
+                                prior, b, seed, point, policies, keep_samples)
     if executor is None and workers > 1:
         with ProcessExecutor(workers) as ex:
-            return estimate_runs(runs, qrels, measures, **options, executor=ex, desc=desc)
+            return estimate_all(runs, qrels, measures, settings, executor=ex, desc=desc)
+    return estimate_all(runs, qrels, measures, settings, executor=executor, desc=desc)
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """What travels once to each worker: a run is one task (runs are big)."""
+
+    qrels: Qrels
+    measures: list[Measure]
+    pools: dict[tuple[str, ...], Pool]
+    settings: EstimateSettings
+
+
+def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
+                 settings: EstimateSettings, *, executor: Executor | None = None,
+                 desc: str | None = None) -> Estimates:
+    """estimate_runs with its settings as one object.
+
+    Example:
+        >>> from unjudged.io import read_qrels, read_run
+        >>> q = read_qrels({"t": {"a": 1, "b": 0}})
+        >>> est = estimate_all([read_run({"t": {"a": 2.0, "x": 1.0}})], q, parse_measures("P@2"),
+        ...                    EstimateSettings(methods=("bootstrap",), b=50, seed=1))
+        >>> est.methods, float(est.runs[0].run_point[0])
+        (('bootstrap',), 0.5)
+    """
+    from unjudged.parallel import SerialExecutor
+
+    policies = settings.policies
     pools: dict[tuple[str, ...], Pool] = {}
 
     def pool_of(run: Run) -> tuple[str, ...]:
@@ -241,54 +343,57 @@ def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure], *,
         out = []
         with progress_bar(None, desc) as bar:
             for run in runs:
-                out.append(estimate_run(run, qrels, measures, pool=pools[pool_of(run)],
-                                        **options))
+                out.append(estimate_with(run, qrels, measures, settings, pool=pools[pool_of(run)]))
                 bar.update()
     else:
         runs = list(runs)
         for run in runs:
             pool_of(run)
-        # qrels, measures and pools travel once per worker; a run is one task (they are big)
         out = executor.map(_estimate_task, runs, desc=desc, chunksize=1,
-                           shared=(qrels, measures, pools, options))
-    return Estimates(out, methods, prior, b, seed, point)
+                           shared=_Shared(qrels, measures, pools, settings))
+    return Estimates(out, settings.methods, settings.prior, settings.b, settings.seed,
+                     settings.point)
 
 
-def _estimate_task(shared: tuple, run: Run) -> RunEstimate:
-    qrels, measures, pools, options = shared
-    key = tuple(evaluated_topics(run, qrels, options["policies"].complete))
-    return estimate_run(run, qrels, measures, pool=pools[key], **options)
+def _estimate_task(shared: _Shared, run: Run) -> RunEstimate:
+    key = tuple(evaluated_topics(run, shared.qrels, shared.settings.policies.complete))
+    return estimate_with(run, shared.qrels, shared.measures, shared.settings,
+                         pool=shared.pools[key])
 
 
 def strategy_results(est: Estimates, method: str):
-    """One strategy's values as evaluation Results (what `eval --unjudged` prints)."""
+    """One reported column's values as evaluation Results (what `eval --unjudged` prints)."""
     from unjudged.engine.results import Results, RunResult
 
+    drawn = is_random(method)
     runs = []
     for r in est.runs:
-        if method == "bootstrap":
+        if drawn:
+            assert r.point is not None and r.run_point is not None  # estimated with it
             values, totals = r.point.copy(), r.run_point.copy()
         else:
             values, totals = r.points[method].copy(), r.summary(method)
         # measures about judgments themselves are the same under every strategy
         fixed = [i for i, m in enumerate(r.measures) if not m.spec.estimable]
+        assert r.nonrel is not None  # always computed
         values[:, fixed] = r.nonrel[:, fixed]
         totals[fixed] = aggregate_measures(r.nonrel, r.measures)[fixed]
         runs.append(RunResult(r.run, r.topics, r.measures, values, totals))
     return Results(runs)
 
 
-def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] = METHODS,
+def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] | None = None,
              prior: str = "pool+run", b: int = 10_000, seed: int = 0, point: str = "mean",
-             per_topic: bool = True, policies: Policies | None = None, names: str = "tag",
+             per_topic: bool = True, policies: Policies | None = None, names: NameMode = "tag",
              **policy_kw: Any):
     """Scores under each strategy for unjudged documents, as a tidy DataFrame.
 
     Columns run, topic ("all" for the run level), measure, method (nonrel, condensed, upper,
-    bootstrap, guaranteed_lower, guaranteed_upper), value, and for the bootstrap mean, mode,
-    std, p5, p25, p50, p75, p90, p95. `prior` is pool, run or pool+run; `b` the number of
-    bootstrap iterations; `point` the bootstrap's point estimate (mean, mode, median, q0.75).
-    `runs` and `names` are taken as by `evaluate` (e.g. a dict {name: run}).
+    bootstrap, guaranteed_lower, guaranteed_upper: every registered strategy's columns by
+    default), value, and for the bootstrap mean, mode, std, p5, p25, p50, p75, p90, p95.
+    `prior` is pool, run or pool+run; `b` the number of bootstrap iterations; `point` the
+    bootstrap's point estimate (mean, mode, median, q0.75). `runs` and `names` are taken as by
+    `evaluate` (e.g. a dict {name: run}).
 
     Example:
         >>> df = estimate({"q": {"a": 3, "x": 2, "b": 1}}, {"q": {"a": 1, "b": 0, "c": 1}},
@@ -324,9 +429,9 @@ def fit_quantiles(est: Estimates, runs: list[Run], truth: Qrels,
     report: dict[str, dict[str, Any]] = {}
     for i, m in enumerate(est.runs[0].measures if est.runs else []):
         cols, values, groups = [], [], []
-        for r, j in zip(est.runs, truths, strict=False):
-            if r.samples is None:
-                raise ValueError("fitting a quantile needs the bootstrap samples")
+        for r, j in zip(est.runs, truths, strict=True):
+            if r.samples is None or r.point is None or r.run_point is None:
+                raise InvalidOptionError("fitting a quantile needs the bootstrap samples")
             known = {t: k for k, t in enumerate(j.topics)}
             true = m.compute(j)
             cut = j.cut(m.cutoff)
@@ -343,6 +448,7 @@ def fit_quantiles(est: Estimates, runs: list[Run], truth: Qrels,
                                              np.array(groups), folds)
         report[m.name] = {"level": level, "cv_rmse": cv, "pairs": len(cols)}
         for r in est.runs:
+            assert r.samples is not None and r.point is not None and r.run_point is not None
             r.point[:, i] = np.quantile(r.samples[:, :, i], level, axis=0)
             per_iter = aggregate(r.samples[:, :, i], m.spec.aggregate, axis=1)
             r.run_point[i] = np.quantile(per_iter, level)

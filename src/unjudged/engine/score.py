@@ -16,12 +16,13 @@ from unjudged.engine.results import Results, RunResult
 from unjudged.errors import InputError, note
 from unjudged.io import read_qrels, read_run, read_runs
 from unjudged.measures import Measure, parse_measures
-from unjudged.policies import Policies
+from unjudged.policies import NameMode, Policies, TieBreak
 
 
-def _as_runs(runs: Any, ties: str, qrels: Qrels | None = None, names: str = "tag"
-             ) -> list[Run]:
-    """Runs as the façades take them (see `evaluate`), each under a distinct name."""
+def _as_runs(runs: Any, ties: TieBreak, qrels: Qrels | None = None,
+             names: NameMode = "tag") -> list[Run]:
+    """Runs as the façades take them (see `evaluate`), each under a distinct name; `ties` is
+    the façade's Policies.ties."""
     if isinstance(runs, Mapping) and _named(runs):
         out = []
         for name, source in runs.items():
@@ -92,7 +93,7 @@ def policies_from(policies: Policies | None, changes: dict[str, Any]) -> Policie
 
 
 def evaluate(runs: Any, qrels: Any, measures: Any, *, per_topic: bool = True,
-             summary: bool = True, policies: Policies | None = None, names: str = "tag",
+             summary: bool = True, policies: Policies | None = None, names: NameMode = "tag",
              **policy_kw: Any):
     """Evaluate runs against qrels; returns a tidy DataFrame (run, topic, measure, value).
 

@@ -228,10 +228,10 @@ def _widen(judged: Judged, widths: tuple[int, ...]) -> Judged:
     wider = ((0, 0), (0, depth - g.shape[-1]))
     pool = replace(judged.pool, sorted_grades=np.pad(sg, ((0, 0), (0, ideal - sg.shape[-1])),
                                                      constant_values=-1))
-    out = replace(judged, grades=np.pad(g, wider, constant_values=PAD), pool=pool)
-    if isinstance(judged, DiversityJudged):
-        out.mask = np.pad(judged.mask, wider)
-    return out
+    grades = np.pad(g, wider, constant_values=PAD)
+    if isinstance(judged, DiversityJudged):  # the subtopic masks are aligned with the grades
+        return replace(judged, grades=grades, pool=pool, mask=np.pad(judged.mask, wider))
+    return replace(judged, grades=grades, pool=pool)
 
 
 def _assemble(name: str, batches: list[_Batch], qrels: Qrels, measures: list[Measure]

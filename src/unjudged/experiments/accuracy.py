@@ -24,6 +24,7 @@ import numpy as np
 from unjudged.analysis.compare import kendall_tau, spearman_rho
 from unjudged.engine.results import aggregate
 from unjudged.experiments.logo import RANGE_PERCENTILES, Sweep
+from unjudged.strategies.registry import BASELINE, STRATEGIES
 
 #: Table 4's baselines and their markers (seed 000).
 PREDICTION_BASELINES = {"nonrel": "†", "upper": "‡", "condensed": "*"}
@@ -42,7 +43,7 @@ def prediction_table(sweep: Sweep, m: int = 0) -> list[dict[str, Any]]:
     ok = ~np.isnan(truth)
     for e in errors.values():
         ok &= ~np.isnan(e)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for s in sweep.strategies:
         e = errors[s][ok]
         est_mean = _run_means(sweep.values[s][..., m], spec.aggregate)
@@ -71,18 +72,19 @@ def preference_table(sweep: Sweep, m: int = 0) -> list[dict[str, Any]]:
     t_r, t_s = truth[:, None, :], truth[None, :, :]
     ok = other[..., None] & ~np.isnan(t_r) & ~np.isnan(t_s)
     want = np.where(ok, np.sign(np.nan_to_num(t_r - t_s)), 0)
-    lower = sweep.values["nonrel"][..., m][:, None, :]
+    lower = sweep.values[BASELINE][..., m][:, None, :]
     kinds: dict[str, np.ndarray] = {}
     for s in sweep.strategies:
         kinds[f"point:{s}"] = _emit(sweep.values[s][..., m][:, None, :], t_s, ok)
     for s in sweep.strategies:
-        if s in ("upper", "condensed"):
+        if s != BASELINE and s in STRATEGIES and not STRATEGIES[s].random:
+            # [nonrel, upper] and [nonrel, condensed]: from the baseline to each other fill
             kinds[f"range:{s}"] = _emit_range(lower, sweep.values[s][..., m][:, None, :], t_s, ok)
     for (s, p), v in sweep.ranges.items():
         if p in RANGE_PERCENTILES:
             kinds[f"range:{s}@{p}"] = _emit_range(lower, v[..., m][:, None, :], t_s, ok)
     per_run = {}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, emitted in kinds.items():
         correct = (emitted == want) & (emitted != 0)
         n_emit, n_correct, n_true = (emitted != 0).sum(), correct.sum(), (want != 0).sum()
@@ -100,8 +102,8 @@ def preference_table(sweep: Sweep, m: int = 0) -> list[dict[str, Any]]:
     for (name, b), row in ((t, r) for t in tests for r in rows
                            if f"{r['kind']}:{r['estimate']}" == t[0]):
         for i, what in enumerate(("precision", "recall")):
-            p = _paired_p(per_run[name][i], per_run[b][i]) * len(tests) * 2
-            row[f"p_{what}_vs_{b}"] = min(p, 1.0)
+            pv = _paired_p(per_run[name][i], per_run[b][i]) * len(tests) * 2
+            row[f"p_{what}_vs_{b}"] = min(pv, 1.0)
     for row in rows:
         row["marks"] = "".join(
             mark for b, mark in PREFERENCE_BASELINES.items()

@@ -21,13 +21,16 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.errors import IncompatibleInputsError
+
+if TYPE_CHECKING:
+    from unjudged.measures import Measure
 
 LEVELS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 REFERENCES = ("alpha-nDCG@20", "ERR-IA@20", "NRBP")
@@ -165,7 +168,7 @@ class _Shared:
     runs: list[Run]
     rows: JudgmentRows
     index: Any
-    references: list[Any]
+    references: list[Measure]
     divergence: list[str]
     truth: np.ndarray  # (runs, references)
     seed: int
@@ -228,8 +231,8 @@ def diversity_sampling(runs: Sequence[Run], qrels: Qrels, corpus_index: Any, *,
 def estimator_scores(shared: _Shared, sampled: Qrels) -> np.ndarray:
     """(runs, estimators) summaries of every run on the sampled qrels."""
     from unjudged.engine.score import score
-    from unjudged.measures.divergence import divergence_scores, subtopics_from_qrels
     from unjudged.policies import Policies
+    from unjudged.text.divergence import divergence_scores, subtopics_from_qrels
 
     raw = [r.summary for r in score(shared.runs, sampled, shared.references).runs]
     condensed = [r.summary for r in score(shared.runs, sampled, shared.references,

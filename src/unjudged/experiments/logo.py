@@ -22,14 +22,16 @@ from unjudged.data.judged import PAD, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.engine.score import score
-from unjudged.io.groups import group_runs
-from unjudged.judgments.pools import build_pool
+from unjudged.errors import InvalidOptionError
+from unjudged.judgments.pools import build_pool, group_runs
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
+from unjudged.strategies.registry import BASELINE
+from unjudged.strategies.registry import STRATEGIES as REGISTRY
 
-#: Strategies in report order; bootstrap:PRIOR draws unjudged grades from that prior.
-STRATEGIES = ("nonrel", "condensed", "upper", "bootstrap:pool", "bootstrap:run",
-              "bootstrap:pool+run")
+#: Strategies in report order, read from the registry when this module is imported (the
+#: comparable ones; bootstrap:PRIOR draws unjudged grades from that prior).
+STRATEGIES = REGISTRY.comparable()
 #: Upper ends of score ranges taken from each bootstrap distribution (Table 6).
 RANGE_PERCENTILES = ("p75", "p90", "p95")
 
@@ -61,23 +63,32 @@ class Sweep:
 
 
 def check_strategies(strategies: Sequence[str]) -> tuple[str, ...]:
-    bad = [s for s in strategies if s not in STRATEGIES]
+    """`strategies` validated against the registry's comparable ones, in report order, with
+    nonrel (the lower end of every score range) added.
+
+    Example:
+        >>> check_strategies(["bootstrap:run", "upper"])
+        ('nonrel', 'upper', 'bootstrap:run')
+    """
+    known = REGISTRY.comparable()
+    bad = [s for s in strategies if s not in known]
     if bad:
-        raise ValueError(f"unknown strategy {bad[0]!r}; expected some of {', '.join(STRATEGIES)}")
-    if "nonrel" not in strategies:
-        strategies = ["nonrel", *strategies]  # the lower end of every score range
-    return tuple(s for s in STRATEGIES if s in strategies)
+        raise InvalidOptionError(f"unknown strategy {bad[0]!r}; expected some of "
+                                 f"{', '.join(known)}")
+    if BASELINE not in strategies:
+        strategies = [BASELINE, *strategies]  # the lower end of every score range
+    return tuple(s for s in known if s in strategies)
 
 
 def leave_one_group_out(runs: Sequence[Run], qrels: Qrels, groups: dict[str, str], depth: int,
                         measures: Any = ("nDCG@10",), *,
-                        strategies: Sequence[str] = STRATEGIES, top_fraction: float = 0.75,
+                        strategies: Sequence[str] | None = None, top_fraction: float = 0.75,
                         b: int = 10_000, seed: int = 0, point: str = "mean",
                         policies: Policies = Policies(), executor: Any = None,
                         groups_source: str = "groups") -> Sweep:
     """Run the sweep. `runs` are all pooled runs; only the `top_fraction` with the best first
     measure on the full qrels are scored (seed 000 keeps the best 75%); `executor` is one of
-    unjudged.parallel's (serial when None).
+    unjudged.parallel's (serial when None). `strategies` default to every comparable one.
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
@@ -94,11 +105,11 @@ def leave_one_group_out(runs: Sequence[Run], qrels: Qrels, groups: dict[str, str
     from unjudged.parallel import SerialExecutor
 
     start = time.perf_counter()
-    strategies = check_strategies(strategies)
+    strategies = check_strategies(REGISTRY.comparable() if strategies is None else strategies)
     ms = parse_measures(measures)
     runs = list(runs)
     group_of = dict(zip((r.name for r in runs), group_runs([r.name for r in runs], groups,
-                                                            groups_source), strict=False))
+                                                            groups_source), strict=True))
     pool = build_pool(runs, depth, groups=group_of)
     keys = pool.qrels_keys(qrels)
     removed = {g: keys[(pool.only_group == i) & (keys >= 0)]
@@ -161,7 +172,7 @@ def _task(shared: dict[str, Any], item: tuple[str, str]) -> dict[str, Any]:
     opts = shared["options"]
     reduced = shared["qrels"].without(shared["removed"][group])
     ms, strategies = opts["measures"], opts["strategies"]
-    plain = [s for s in ("nonrel", "condensed", "upper") if s in strategies]
+    plain = [s for s in strategies if s in REGISTRY and not REGISTRY[s].random]
     judged = judge_for(run, reduced, ms, opts["policies"])  # once for every strategy
     common = dict(b=opts["b"], seed=opts["seed"], point=opts["point"], policies=opts["policies"],
                   judged=judged)
@@ -169,9 +180,10 @@ def _task(shared: dict[str, Any], item: tuple[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {"run": name, "topics": est.topics,
                            "values": {s: est.points[s] for s in plain}, "ranges": {}}
     for s in strategies:
-        if s.startswith("bootstrap:"):
-            boot = estimate_run(run, reduced, ms, methods=["bootstrap"], prior=s.split(":")[1],
-                                **common)
+        kind, _, prior = s.partition(":")
+        if prior:  # a random strategy drawing from that prior
+            boot = estimate_run(run, reduced, ms, methods=[kind], prior=prior, **common)
+            assert boot.stats is not None  # a random strategy's estimate has its statistics
             out["values"][s] = boot.point
             for p in RANGE_PERCENTILES:
                 out["ranges"][(s, p)] = boot.stats[..., _STAT[p]]
@@ -204,7 +216,7 @@ def _assemble(parts: list[dict[str, Any]], truths, topics: list[str], ms: list[M
     ranges: dict[tuple[str, str], np.ndarray] = {}
     unjudged = np.zeros(shape[:2], dtype=np.int64)
     unjudged_full = np.zeros(shape[:2], dtype=np.int64)
-    for r, (part, tr) in enumerate(zip(parts, truths, strict=False)):
+    for r, (part, tr) in enumerate(zip(parts, truths, strict=True)):
         cols = np.array([tix[t] for t in tr.topics], dtype=np.int64)
         truth[r, cols] = tr.values
         cols = np.array([tix[t] for t in part["topics"]], dtype=np.int64)

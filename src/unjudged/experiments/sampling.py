@@ -2,8 +2,8 @@
 sampled judgments recover the measures on the complete judgments.
 
 For each design (one level of incompleteness) and trial, the complete qrels are sampled
-(unjudged.judgments.sampling), every run is scored with each estimator on the sample and compared with
-its target measure on the complete qrels (xinfAP and infAP -> AP, infNDCG -> nDCG, iP@k -> P@k;
+(unjudged.judgments.sampling), every run is scored with each estimator on the sample and compared
+with its target measure on the complete qrels (xinfAP and infAP -> AP, infNDCG -> nDCG, iP@k -> P@k;
 any other measure -> itself, scored on the sample with unsampled documents non-relevant, the
 paper's "nDCG on random judgments"). A stratified design is also paired with a uniform sample of
 equally many judgments per topic (label 'random'), the paper's comparison. Statistics over the
@@ -27,7 +27,7 @@ import numpy as np
 
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
-from unjudged.errors import FormatError, IncompatibleInputsError, InputError
+from unjudged.errors import FormatError, IncompatibleInputsError, InputError, InvalidOptionError
 from unjudged.io._csv import csv_records
 from unjudged.judgments.sampling import (
     Design,
@@ -124,9 +124,9 @@ def sampling_experiment(runs: Sequence[Run], qrels: Qrels, designs: Sequence[Des
     from unjudged.parallel import SerialExecutor
 
     start = time.perf_counter()
-    designs = [parse_design(d) if isinstance(d, str) else d for d in designs]
-    if trials < 1 or not designs:
-        raise ValueError("the experiment needs at least one design and one trial")
+    parsed = [parse_design(d) if isinstance(d, str) else d for d in designs]
+    if trials < 1 or not parsed:
+        raise InvalidOptionError("the experiment needs at least one design and one trial")
     ms = parse_measures(estimators)
     targets = [target_of(m) for m in ms]
     runs = list(runs)
@@ -134,20 +134,19 @@ def sampling_experiment(runs: Sequence[Run], qrels: Qrels, designs: Sequence[Des
     pooled = set(names if contributing is None else contributing)
     universe = judged_universe(qrels)
     best = None
-    if any(d.needs_runs for d in designs):
+    if any(d.needs_runs for d in parsed):
         pool_runs = [r for r in runs if r.name in pooled]
         if not pool_runs:
             raise IncompatibleInputsError("none of the contributing runs is among the runs: "
                                           "the depth pools would be empty")
         best = best_ranks(universe, pool_runs)
     truth = score(runs, universe, targets, policies)
-    shared = {"runs": runs, "qrels": universe, "best_rank": best, "designs": designs,
-              "estimators": ms, "truth": [r.values for r in truth.runs],
-              "options": dict(seed=seed, level=level, b=b, policies=policies)}
-    items = [(d, t) for d in range(len(designs)) for t in range(trials)]
+    shared = _Trials(runs, universe, best, parsed, ms, [r.values for r in truth.runs],
+                     seed=seed, level=level, b=b, policies=policies)
+    items = [(d, t) for d in range(len(parsed)) for t in range(trials)]
     parts = (executor or SerialExecutor()).map(_trial, items, desc="sampling trials",
                                                shared=shared)
-    sweep = _assemble(parts, items, designs, trials, ms)
+    sweep = _assemble(parts, items, parsed, trials, ms)
     sweep.runs, sweep.targets = names, targets
     sweep.contributing = np.array([n in pooled for n in names])
     sweep.truth = np.array([r.summary for r in truth.runs]).reshape(len(runs), len(ms))
@@ -157,29 +156,55 @@ def sampling_experiment(runs: Sequence[Run], qrels: Qrels, designs: Sequence[Des
     return sweep
 
 
-def _trial(shared: dict[str, Any], item: tuple[int, int]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Trials:
+    """What every trial shares, sent to the executor's workers once.
+
+    Attributes:
+        runs: the runs scored.
+        qrels: the complete judgments sampled (the judged universe).
+        best_rank: each judged document's best rank in the contributing runs (None when no
+            design needs runs).
+        designs: the designs, indexed by a trial's design number.
+        estimators: the measures scored on each sample.
+        truth: per run, the (topics, estimators) targets on the complete judgments.
+        seed, level, b, policies: as given to sampling_experiment.
+    """
+
+    runs: list[Run]
+    qrels: Qrels
+    best_rank: np.ndarray | None
+    designs: list[Design]
+    estimators: list[Measure]
+    truth: list[np.ndarray]
+    seed: int
+    level: float
+    b: int
+    policies: Policies
+
+
+def _trial(shared: _Trials, item: tuple[int, int]) -> dict[str, Any]:
     """One trial of one design: its sample (and uniform twin) scored for every run."""
     from unjudged.inference.infer import infer_runs, normal_interval
 
     d, trial = item
-    q, design, opts = shared["qrels"], shared["designs"][d], shared["options"]
-    seed = opts["seed"]
-    sq = sample_qrels(q, design, seed=seed, trial=trial, best_rank=shared["best_rank"])
+    q, design, seed = shared.qrels, shared.designs[d], shared.seed
+    sq = sample_qrels(q, design, seed=seed, trial=trial, best_rank=shared.best_rank)
     sets = [(design.kind, sq)]
     if design.kind != "random":
         sets.append(("random", uniform_twin(q, sq, seed=seed, trial=trial)))
     out: dict[str, Any] = {"judged": float((sq.key_grades >= 0).sum() / max(q.keys.size, 1))}
-    shape = (len(shared["runs"]), len(shared["estimators"]))
+    shape = (len(shared.runs), len(shared.estimators))
     for label, s in sets:
         est, sd, covered = np.zeros(shape), np.zeros(shape), np.zeros(shape, dtype=np.int64)
         topics = np.zeros(shape[0], dtype=np.int64)
-        inferred = infer_runs(shared["runs"], s, shared["estimators"], level=opts["level"],
-                              b=opts["b"], seed=seed, policies=opts["policies"])
+        inferred = infer_runs(shared.runs, s, shared.estimators, level=shared.level,
+                              b=shared.b, seed=seed, policies=shared.policies)
         for r, inf in enumerate(inferred):
             mean, var = inf.summary
             est[r], sd[r] = mean, np.sqrt(var)
-            lo, hi = normal_interval(inf.values, inf.variance, opts["level"])
-            truth = shared["truth"][r]
+            lo, hi = normal_interval(inf.values, inf.variance, shared.level)
+            truth = shared.truth[r]
             covered[r] = ((lo - TOLERANCE <= truth) & (truth <= hi + TOLERANCE)).sum(axis=0)
             topics[r] = len(inf.topics)
         out[label] = (est, sd, covered, topics)
@@ -191,15 +216,17 @@ def _assemble(parts: list[dict[str, Any]], items: list[tuple[int, int]],
     judged = np.zeros(len(designs))
     arrays: dict[str, dict[tuple[int, str], np.ndarray]] = {
         k: {} for k in ("estimate", "sd", "covered", "topics")}
-    for (d, t), part in zip(items, parts, strict=False):
+    for (d, t), part in zip(items, parts, strict=True):
         judged[d] += part["judged"] / trials
         for label, values in part.items():
             if label == "judged":
                 continue
-            for name, v in zip(("estimate", "sd", "covered", "topics"), values, strict=False):
+            for name, v in zip(("estimate", "sd", "covered", "topics"), values, strict=True):
                 arrays[name].setdefault((d, label), np.zeros((trials,) + v.shape, v.dtype))[t] = v
     return SamplingSweep(designs=designs, trials=trials, runs=[], contributing=np.zeros(0, bool),
-                         estimators=ms, targets=[], truth=np.zeros(0), judged=judged, **arrays)
+                         estimators=ms, targets=[], truth=np.zeros(0), judged=judged,
+                         estimate=arrays["estimate"], sd=arrays["sd"],
+                         covered=arrays["covered"], topics=arrays["topics"])
 
 
 def read_contributing(source: Any) -> list[str]:
@@ -210,6 +237,7 @@ def read_contributing(source: Any) -> list[str]:
     Example:
         >>> read_contributing(["a", "b"])
         ['a', 'b']
+        >>> import io
         >>> read_contributing(io.BytesIO(b"run,contributed judgments\\na,yes\\nb,no\\n"))
         ['a']
     """

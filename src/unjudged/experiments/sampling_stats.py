@@ -95,7 +95,7 @@ def sampling_table(sweep: SamplingSweep) -> list[dict[str, Any]]:
     for d, label in sweep.samples:
         est, sd = sweep.estimate[(d, label)], sweep.sd[(d, label)]
         covered, topics = sweep.covered[(d, label)], sweep.topics[(d, label)]
-        for m, (measure, target) in enumerate(zip(sweep.estimators, sweep.targets, strict=False)):
+        for m, (measure, target) in enumerate(zip(sweep.estimators, sweep.targets, strict=True)):
             for group, mask in run_groups(sweep):
                 e, s, truth = est[:, mask, m], sd[:, mask, m], sweep.truth[mask, m]
                 stats = accuracy(e, truth)
@@ -144,3 +144,29 @@ def sampling_details(sweep: SamplingSweep) -> list[dict[str, Any]]:
                                  "covered_topics": int(covered[t, r, m]),
                                  "topics": int(topics[t, r])})
     return rows
+
+
+def scatter_panels(sweep: SamplingSweep, estimator: int = 0, trial: int = 0
+                   ) -> list[dict[str, Any]]:
+    """What the Figure 1-2 scatter shows, per design's own judgment set: each run's mean
+    estimate (trial `trial`) against its actual mean, the interval's half-width (0 where
+    there is none), which runs built the pool, and the panel's RMSE, tau and rho."""
+    from unjudged.inference.infer import z_value
+
+    truth = sweep.truth[:, estimator]
+    z = z_value(sweep.level)
+    panels = []
+    for d, label in sweep.samples:
+        if label != sweep.designs[d].kind:
+            continue
+        est = sweep.estimate[(d, label)][trial, :, estimator]
+        half = z * sweep.sd[(d, label)][trial, :, estimator]
+        rmse, tau, rho = accuracy(est[None, :], truth)[0]
+        panels.append({"design": sweep.designs[d].text, "judged": float(sweep.judged[d]),
+                       "target": sweep.targets[estimator].name,
+                       "estimator": sweep.estimators[estimator].name, "trial": trial,
+                       "truth": truth, "estimate": est,
+                       "half": np.where(np.isfinite(half), half, 0.0),
+                       "contributing": sweep.contributing,
+                       "rmse": float(rmse), "tau": float(tau), "rho": float(rho)})
+    return panels

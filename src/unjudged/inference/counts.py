@@ -20,6 +20,8 @@ independent, so by the delta method var = var(DCG) / IDCG^2 + DCG^2 var(IDCG) / 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from unjudged.data.judged import Judged
@@ -49,7 +51,7 @@ def count_variance(judged: Judged, cutoff: int | None = None, rel: int | None = 
         hits = s.counts[..., s.grade_values >= lv].sum(axis=-1)
         return (s.size ** 2 * proportion_variance(s.size, n, hits)).sum(axis=-1)
     s = s.head(cutoff)
-    total = 0.0
+    total: Any = 0.0  # a scalar until the first stratum's array is added to it
     for h in range(s.size.shape[-1]):
         inside = s.stratum == h
         docs = inside.sum(axis=-1).astype(np.float64)
@@ -76,7 +78,7 @@ def infndcg_variance(judged: Judged, cutoff: int | None = None, dcg: str = "log2
     gain_of = gain_values(s.grade_values, dcg, gains)  # (G,)
     disc = 1.0 / discount(g.shape[-1])
     value = inferred_ndcg(s, cutoff, dcg, gains)
-    var_dcg = 0.0
+    var_dcg: Any = 0.0  # a scalar until the first stratum's array is added to it
     for h in range(s.size.shape[-1]):
         inside = stratum == h
         z = inside.sum(axis=-1).astype(np.float64)
@@ -94,7 +96,7 @@ def infndcg_variance(judged: Judged, cutoff: int | None = None, dcg: str = "log2
     slope = np.stack([(ideal_dcg(per_grade + _unit(per_grade, c), gain_of, cutoff) -
                        ideal_dcg(np.maximum(per_grade - _unit(per_grade, c), 0.0), gain_of,
                                  cutoff)) / 2.0 for c in range(gain_of.size)], axis=-1)
-    var_ideal = 0.0
+    var_ideal: Any = 0.0  # a scalar until the first stratum's array is added to it
     n = s.counts.sum(axis=-1)  # (..., n, S)
     share = _shares(s.counts)
     fpc = np.where(s.size > 1, divide(s.size - n, s.size - 1.0), 0.0)

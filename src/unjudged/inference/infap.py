@@ -34,6 +34,8 @@ each precision by its stratum's N_s / n_s over the estimated R, and keeps the co
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from unjudged.data.judged import Judged
@@ -135,7 +137,7 @@ def xinfap_variance(judged: Judged, rel: int | None = None,
                    total * total)
     # component 2: each stratum's documents above rank k estimate its share of PC_k
     k = ranks(s.grades.shape[-1])
-    var_pc = 0.0
+    var_pc: Any = 0.0  # a scalar until the first stratum's array is added to it
     weight = np.zeros(np.broadcast_shapes(s.weight.shape, s.grades.shape))
     for h in range(s.size.shape[-1]):
         inside = s.stratum == h

@@ -34,6 +34,7 @@ import numpy as np
 from unjudged.data.judged import Pool, evaluated_topics
 from unjudged.data.sampled import SampledQrels, as_sampled, judge_sampled
 from unjudged.engine.results import aggregate
+from unjudged.errors import InvalidOptionError
 from unjudged.inference.counts import count_variance, infndcg_variance
 from unjudged.inference.infap import infap_variance, xinfap_variance
 from unjudged.inference.rescaling import Replicates, bootstrap_values
@@ -57,7 +58,7 @@ def method_of(measure: Measure, method: str = "auto") -> str | None:
         (['analytic', 'analytic', 'bootstrap', None], 'bootstrap')
     """
     if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+        raise InvalidOptionError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     name = measure.spec.name
     if name in ANALYTIC and not (method == "bootstrap" and name in WEIGHTED):
         return "analytic"
@@ -73,6 +74,7 @@ def analytic_variance(measure: Measure, judged) -> np.ndarray:
     if name == "infNDCG":
         return infndcg_variance(judged, measure.cutoff, kw["dcg"], kw["gains"])
     if name == "iP":
+        assert measure.cutoff is not None  # the parser refuses iP without its @k
         return count_variance(judged, measure.cutoff, rel) / measure.cutoff ** 2
     if name in ("iNumRelRet", "iNumRel"):
         return count_variance(judged, None, rel, whole=name == "iNumRel")
@@ -93,7 +95,8 @@ def z_value(level: float) -> float:
     from scipy.stats import norm
 
     if not 0.0 < level < 1.0:
-        raise ValueError(f"the confidence level must lie strictly between 0 and 1, not {level}")
+        raise InvalidOptionError("the confidence level must lie strictly between 0 and 1, "
+                                 f"not {level}")
     return float(norm.ppf(0.5 + level / 2.0))
 
 
@@ -163,7 +166,7 @@ class Inference:
         blocks.append(("all", *self.summary))
         out = []
         for topic, values, variance in blocks:
-            for m, v, var in zip(self.measures, values, variance, strict=False):
+            for m, v, var in zip(self.measures, values, variance, strict=True):
                 row: dict[str, Any] = {"run": self.run, "topic": topic, "measure": m.name,
                                        "value": float(v)}
                 if self.level is not None:
@@ -181,7 +184,7 @@ def infer_runs(runs: Iterable[Any], qrels: SampledQrels, measures: list[Measure]
     if level is not None:
         z_value(level)  # fail early on a bad level
     how = [method_of(m, method) for m in measures]
-    boot = [m for m, h in zip(measures, how, strict=False) if h == "bootstrap"]
+    boot = [m for m, h in zip(measures, how, strict=True) if h == "bootstrap"]
     reps = Replicates(qrels, b, seed) if level is not None and boot else None
     pools: dict[tuple[str, ...], Pool] = {}
     for run in runs:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from unjudged.data.sampled import SampledJudged, SampledQrels
+from unjudged.errors import InvalidOptionError
 from unjudged.measures import Measure
 from unjudged.strategies.bootstrap import stream
 
@@ -46,7 +47,7 @@ class Replicates:
 
     def __init__(self, qrels: SampledQrels, b: int = 1000, seed: int = 0) -> None:
         if b < 2:
-            raise ValueError("a bootstrap needs at least 2 replicates")
+            raise InvalidOptionError("a bootstrap needs at least 2 replicates")
         self.qrels, self.b, self.seed = qrels, int(b), int(seed)
         self._topics: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 

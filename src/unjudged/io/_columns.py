@@ -18,7 +18,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -107,7 +107,8 @@ def _read(data: Any, names: list[str], delimiter: str, include: list[str],
           threads: bool | None = None) -> pa.Table:
     size = len(data) if isinstance(data, bytes) else 0
     return pcsv.read_csv(
-        pa.py_buffer(data) if isinstance(data, bytes) else data,
+        # (pyarrow-stubs: read_csv takes an Arrow buffer too)
+        pa.py_buffer(data) if isinstance(data, bytes) else data,  # type: ignore[arg-type]
         read_options=pcsv.ReadOptions(
             column_names=names, use_threads=size > _THREADED if threads is None else threads,
             # a line must fit in a block: the bytes path reads any line up to the limit
@@ -210,14 +211,15 @@ def _trustworthy(table: pa.Table, names: list[str], include: list[str]) -> bool:
 def _suspicious(column: pa.ChunkedArray, comment: bool) -> bool:
     for chunk in column.chunks:
         if pa.types.is_dictionary(chunk.type):
-            chunk = chunk.dictionary
+            chunk = cast(pa.DictionaryArray, chunk).dictionary
         offsets, values = chunk.buffers()[1:3]
         if len(chunk) == 0:
             continue
-        ends = np.frombuffer(offsets, dtype=np.int32, count=len(chunk) + 1, offset=chunk.offset * 4)
+        ends = np.frombuffer(offsets, dtype=np.int32,  # type: ignore[call-overload]  # numpy's stubs take no pa.Buffer before 3.12
+                             count=len(chunk) + 1, offset=chunk.offset * 4)
         if values is None or (ends[1:] == ends[:-1]).any():  # an empty field
             return True
-        text = np.frombuffer(values, dtype=np.uint8)[ends[0]:ends[-1]]
+        text = np.frombuffer(values, dtype=np.uint8)[ends[0]:ends[-1]]  # type: ignore[call-overload]  # numpy's stubs take no pa.Buffer before 3.12
         if comment and (text[ends[:-1] - ends[0]] == ord("#")).any():
             return True
     return False

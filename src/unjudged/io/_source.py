@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, BinaryIO
 
-from unjudged.errors import FormatError, InputError
+from unjudged.errors import FormatError, InputError, InvalidOptionError
 
 DEFAULT_MAX_LINE = 1 << 20
 _CHUNK = 1 << 22
@@ -42,10 +42,10 @@ def compression(head: bytes) -> str | None:
         ('bzip2', None)
     """
     for magic, kind in _MAGIC:
-        if head.startswith(magic):
-            if kind != "bzip2" or (len(head) >= 10 and head[3] in b"123456789"
-                                   and head[4:10] in _BZIP2_NEXT):
-                return kind
+        if head.startswith(magic) and (
+                kind != "bzip2"
+                or (len(head) >= 10 and head[3] in b"123456789" and head[4:10] in _BZIP2_NEXT)):
+            return kind
     return None
 
 
@@ -79,7 +79,7 @@ def set_max_line_length(limit: int | None) -> None:
     """Set the longest accepted line in bytes for this process (None: back to the default)."""
     global _max_line
     if limit is not None and limit < 1:
-        raise ValueError("the line length limit must be at least 1 byte")
+        raise InvalidOptionError("the line length limit must be at least 1 byte")
     _max_line = limit
 
 
@@ -242,7 +242,7 @@ def open_input(source: Any) -> tuple[BinaryIO, bool, bool]:
     if str(source) == "-":
         return sys.stdin.buffer, False, False
     try:
-        fh = open(source, "rb")
+        fh = open(source, "rb")  # noqa: SIM115 -- returned open; the caller closes it
     except FileNotFoundError:
         raise InputError(name, "no such file") from None
     except IsADirectoryError:

@@ -80,7 +80,8 @@ def grade_problem(text: bytes | str, what: str = "grade") -> str | None:
     raw = text.encode("utf-8", "replace") if isinstance(text, str) else text
     shown = raw.decode("utf-8", "replace")
     if not _INTEGER.fullmatch(raw):
-        lead = re.match(rb"\s*[+-]?[0-9]*", raw).group()  # what C's atol would take
+        taken = re.match(rb"\s*[+-]?[0-9]*", raw)  # what C's atol would take (always matches)
+        lead = taken.group() if taken else b""
         atol = int(lead) if lead.strip(b" +-") else 0
         return f"{what} {shown!r} is not an integer (trec_eval would read {atol})"
     digits = raw.lstrip(b"+-").lstrip(b"0")  # a long run of digits never reaches int()

@@ -40,7 +40,7 @@ import stat
 import sys
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from unjudged.errors import OutputError
@@ -226,7 +226,7 @@ def _sink(path: str) -> _Sink:
     if alias and alias["pid"] not in (None, "self", "thread-self", str(os.getpid())):
         alias = None  # another process's descriptor: an ordinary (special) file
     if alias:
-        return _Descriptor(path, {"stdout": 1, "stderr": 2}.get(alias["std"]) if alias["std"]
+        return _Descriptor(path, {"stdout": 1, "stderr": 2}[alias["std"]] if alias["std"]
                            else int(alias["fd"] or alias["pfd"]))
     try:
         st = os.stat(path)
@@ -418,7 +418,7 @@ class _Replace(_Sink):
             self.fd = os.open(self.temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
                               0o666)  # the umask applies, as to any new file
         if self.st is not None:
-            self._keep_owner_and_mode()
+            self._keep_owner_and_mode(self.st)
         self.fh = _FdWriter(self.fd, owned=False)
 
     def _anonymous(self) -> int:
@@ -432,16 +432,15 @@ class _Replace(_Sink):
                 return -1  # this file system has no O_TMPFILE
             raise
 
-    def _keep_owner_and_mode(self) -> None:
-        _give(self.fd, self.st)
-        os.fchmod(self.fd, stat.S_IMODE(self.st.st_mode))
+    def _keep_owner_and_mode(self, st: os.stat_result) -> None:
+        _give(self.fd, st)
+        os.fchmod(self.fd, stat.S_IMODE(st.st_mode))
 
     def commit(self) -> None:
         self.fh.flush()
         os.fsync(self.fd)
-        if self.temp is None:
-            self._name_anonymous()
-        os.replace(self.temp, self.real)
+        temp = self._name_anonymous() if self.temp is None else self.temp
+        os.replace(temp, self.real)
         self.temp = None
         self._close()
         try:
@@ -455,16 +454,16 @@ class _Replace(_Sink):
         finally:
             os.close(dir_fd)
 
-    def _name_anonymous(self) -> None:
-        """Give the anonymous file a (temporary) name. Where the kernel refuses to link it
-        (a /proc of another mount namespace answers EXDEV), copy it to a named file instead and
-        use named files on this device from then on."""
+    def _name_anonymous(self) -> str:
+        """Give the anonymous file a (temporary) name, and return it. Where the kernel refuses
+        to link it (a /proc of another mount namespace answers EXDEV), copy it to a named file
+        instead and use named files on this device from then on."""
         temp = _temp_name(self.folder)
         for link in (_link_empty_path, _link_proc):
             try:
                 link(self.fd, temp)
                 self.temp = temp
-                return
+                return temp
             except OSError as exc:
                 if exc.errno not in (errno.EXDEV, errno.ENOENT, errno.EPERM, errno.EACCES,
                                      errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
@@ -480,14 +479,13 @@ class _Replace(_Sink):
             os.fsync(fd)
         finally:
             os.close(fd)
+        return temp
 
     def abort(self) -> None:
         self._close()  # drops the writer's buffer as _Sink.abort does, and the descriptor
         if self.temp is not None:
-            try:
+            with suppress(OSError):
                 os.unlink(self.temp)
-            except OSError:
-                pass
             self.temp = None
 
     def _close(self) -> None:
@@ -495,10 +493,8 @@ class _Replace(_Sink):
             self.fh.close()  # not owned: this only drops its buffer and number
         if self.fd >= 0:
             fd, self.fd = self.fd, -1
-            try:
+            with suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
 
 
 def _link_empty_path(fd: int, name: str) -> None:
@@ -520,10 +516,8 @@ def _link_proc(fd: int, name: str) -> None:
 def _give(fd: int, st: os.stat_result) -> None:
     """The owner of the file replaced, where permitted (before fchmod: chown clears setuid)."""
     if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
-        try:
+        with suppress(OSError):  # only root may give a file away; the mode is still kept
             os.fchown(fd, st.st_uid, st.st_gid)
-        except OSError:
-            pass  # only root may give a file away; the mode is still kept
 
 
 def _copy(src: int, dst: int, size: int) -> None:

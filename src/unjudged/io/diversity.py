@@ -14,6 +14,7 @@ Intent probabilities are optional lines ``topic subtopic probability`` (uniform 
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
@@ -21,7 +22,7 @@ import pyarrow as pa
 
 from unjudged.data.diversity import DiversityQrels, Subtopics
 from unjudged.data.qrels import Qrels
-from unjudged.errors import FormatError, InputError
+from unjudged.errors import FormatError, InputError, InvalidOptionError
 from unjudged.io._source import display_name, read_bytes, read_stream, text_lines
 from unjudged.io._validate import score_problem
 from unjudged.io.qrels import build_qrels, read_qrels
@@ -42,11 +43,13 @@ def read_diversity_qrels(source: Any, layout: str = "ndeval",
         ({'1': {'a': 2, 'b': 1}}, [['1', '2']], [[0.5, 0.5]])
     """
     if layout not in LAYOUTS:
-        raise ValueError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
+        raise InvalidOptionError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
     if isinstance(source, list):
-        cols = list(zip(*source, strict=False)) if source else [[], [], [], []]
-        qrels = build_qrels(*(pa.array([str(x) for x in c], pa.string()) for c in cols[:3]),
-                            pa.array([int(g) for g in cols[3]], pa.int64()), source="<list>")
+        # the caller's rows: fields past the fourth are ignored, as before (not strict)
+        cols: list[Sequence[Any]] = list(zip(*source, strict=False)) if source else [[], [], [], []]
+        qid, group, docno = (pa.array([str(x) for x in c], pa.string()) for c in cols[:3])
+        qrels = build_qrels(qid, group, docno, pa.array([int(g) for g in cols[3]], pa.int64()),
+                            source="<list>")
     else:
         qrels = read_qrels(source)
     probs = read_intents(intents) if intents is not None and not isinstance(intents, dict) \

@@ -11,7 +11,6 @@ The order of the lines is kept: it is the groups' priority order for `--runs-per
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from unjudged.errors import FormatError, InputError
@@ -72,16 +71,3 @@ def _add(out: dict[str, str], run: str, group: str, name: str, number: int) -> N
     if out.get(run, group) != group:
         raise FormatError(name, number, f"run {run!r} is already in group {out[run]!r}")
     out[run] = group
-
-
-def group_runs(run_names: list[str], groups: dict[str, str] | None, source: str = "groups"
-               ) -> list[str]:
-    """The group of each run (its own name when no groups are given); every run must be
-    listed."""
-    if groups is None:
-        return list(run_names)
-    missing = [r for r in run_names if r not in groups]
-    if missing:
-        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
-        raise InputError(os.fspath(source), f"{len(missing)} run(s) have no group: {shown}")
-    return [groups[r] for r in run_names]

@@ -20,15 +20,14 @@ import stat
 from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, cast
 
-from unjudged.errors import InputError
+from unjudged.errors import InputError, InvalidOptionError
 from unjudged.errors import note as warn
 from unjudged.io._source import DECOMPRESS_ERRORS, compression, decompressor, first_data_line
+from unjudged.policies import NAME_MODES, NameMode
 
 Notify = Callable[[str], None]
-NameMode = Literal["tag", "file"]
-NAME_MODES = ("tag", "file")
 
 _HEAD = 64 * 1024
 _FIRST_READ = 1024
@@ -195,7 +194,7 @@ def file_names(paths: list[str]) -> list[str]:
             else:
                 left.append(i)
         todo, k = left, k + 1
-    return [o or p for o, p in zip(out, paths, strict=False)]
+    return [o or p for o, p in zip(out, paths, strict=True)]
 
 
 def unique_names(tags: list[str | None], files: list[str | None], mode: NameMode = "tag",
@@ -215,7 +214,7 @@ def unique_names(tags: list[str | None], files: list[str | None], mode: NameMode
         ['x.run', 'y.run', 'dph']
     """
     if mode not in NAME_MODES:
-        raise ValueError(f"names must be one of {', '.join(NAME_MODES)}, not {mode!r}")
+        raise InvalidOptionError(f"names must be one of {', '.join(NAME_MODES)}, not {mode!r}")
     notify = notify or warn
     names = _by_file(list(tags), files, range(len(files))) if mode == "file" else list(tags)
     counts = Counter(n for n in names if n is not None)
@@ -228,7 +227,7 @@ def unique_names(tags: list[str | None], files: list[str | None], mode: NameMode
         shown = ", ".join(f"{files[i]} is named {names[i]}" for i in with_file[:5])
         more = f", and {len(with_file) - 5} more" if len(with_file) > 5 else ""
         notify(f"{len(clash)} runs share the tag {tag!r}: {shown}{more}")
-    for i, (t, f) in enumerate(zip(tags, files, strict=False)):
+    for i, (t, f) in enumerate(zip(tags, files, strict=True)):
         if t is None and f is None:
             names[i] = "run" if len(tags) == 1 else f"run{i + 1}"
     return _distinct(names)
@@ -237,7 +236,7 @@ def unique_names(tags: list[str | None], files: list[str | None], mode: NameMode
 def _by_file(names: list[str | None], files: list[str | None], which) -> list[str | None]:
     out = list(names)
     which = [i for i in which if files[i] is not None]
-    for i, name in zip(which, file_names([files[i] for i in which]), strict=False):
+    for i, name in zip(which, file_names([files[i] for i in which]), strict=True):
         out[i] = name
     return out
 
@@ -291,7 +290,8 @@ class RunNamer:
         if want is None:
             want = own
             if want in self.taken:
-                want = _distinct(list(self.taken) + [self.files[i] or want])[-1]
+                names: list[str | None] = [*self.taken, self.files[i] or want]
+                want = cast(str, _distinct(names)[-1])  # the last name given is a string
                 self.notify(f"{self.files[i]} has the tag {own!r} of another run: "
                             f"named {want}")
             self.taken.add(want)

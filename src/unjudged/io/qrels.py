@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -34,9 +35,10 @@ def read_qrels(source: Any) -> Qrels:
     if isinstance(source, dict):
         rows = [(str(q), "0", str(d), _number(g, "<dict>")) for q, docs in source.items()
                 for d, g in docs.items()]
-        cols = list(zip(*rows, strict=False)) if rows else [[], [], [], []]
-        return build_qrels(*(pa.array(list(c), pa.string()) for c in cols[:3]),
-                           pa.array(list(cols[3]), pa.int64()), source="<dict>")
+        cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [[], [], [], []]
+        qid, group, docno = (pa.array(list(c), pa.string()) for c in cols[:3])
+        return build_qrels(qid, group, docno, pa.array(list(cols[3]), pa.int64()),
+                           source="<dict>")
     if type(source).__name__ == "DataFrame":
         return _from_frame(source)
     # grades come dictionary-encoded (a handful of distinct values), so that each distinct
@@ -127,8 +129,10 @@ def _grades(column, path: str, data: Any, layout: Layout) -> np.ndarray:
             raise row_error(path, data, int(outside[0]),
                             f"{grade_problem(str(value))}, expected an integer grade", layout)
         return grades.astype(np.int32)
+    parts: list[tuple[list[Any], np.ndarray]]
     if pa.types.is_dictionary(column.type):
-        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+        chunks = cast("list[pa.DictionaryArray]",
+                      column.chunks if isinstance(column, pa.ChunkedArray) else [column])
         parts = [(c.dictionary.to_pylist(), numpy_of(c.indices, null=-1).astype(np.int64))
                  for c in chunks]
     else:
@@ -136,7 +140,8 @@ def _grades(column, path: str, data: Any, layout: Layout) -> np.ndarray:
 
         vocab, codes = sorted_vocabulary(column)
         parts = [(vocab.to_pylist(), codes.astype(np.int64))]
-    out, base = [], 0
+    out: list[np.ndarray] = []
+    base = 0
     for values, codes in parts:
         parsed = [grade_value(v) for v in values]  # once per distinct text
         table = np.array([-1 if g is None else g for g in parsed] + [0], dtype=np.int64)
@@ -144,9 +149,10 @@ def _grades(column, path: str, data: Any, layout: Layout) -> np.ndarray:
         wrong = np.flatnonzero(bad[codes])  # codes of -1 (a null) pick the last entry
         if wrong.size:
             row = int(wrong[0])
-            value = values[codes[row]] if codes[row] >= 0 else ""
+            text = values[codes[row]] if codes[row] >= 0 else ""
+            assert layout.number is not None  # a layout of grades has a grade column
             raise row_error(path, data, base + row,
-                            f"{grade_problem(value)}, expected an integer grade in column "
+                            f"{grade_problem(text)}, expected an integer grade in column "
                             f"{layout.number + 1}", layout)
         out.append(table[codes].astype(np.int32))
         base += codes.size

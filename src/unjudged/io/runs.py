@@ -135,6 +135,7 @@ def build_run(qid, docno, score, rank=None, *, name: str, source: str,
         mine = fingerprints(docno) if hashed else None
         fp, codes = found.result()
         fp = mine if fp is None else fp
+        assert fp is not None  # the worker computed them, or this thread did
         if codes is not None:
             run.doc_codes(qrels, codes)
     # a document twice in one topic: checked where each topic's rows are together, which for
@@ -216,7 +217,7 @@ def _ranks(column, path: str, data: Any) -> np.ndarray:
     if pa.types.is_integer(column.type):
         return numpy_of(column).astype(np.int64)
     values, codes = sorted_vocabulary(column)
-    texts = values.to_pylist()
+    texts: list[Any] = values.to_pylist()  # strings (a null is refused below)
     problems = [first_bad_int([t], "rank")[1] for t in texts]
     bad = np.flatnonzero(np.array([bool(p) for p in problems])[codes])
     if bad.size:

@@ -19,15 +19,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import arrow_of, numpy_of
-from unjudged.data.qrels import Qrels
+from unjudged.data._strings import arrow_of, numpy_of, string_array
+from unjudged.data.qrels import Qrels, qrels_columns
 from unjudged.data.sampled import SampledQrels
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import read_columns
 from unjudged.io._source import display_name, read_bytes, text_lines
 from unjudged.io._validate import QRELS, SAMPLED, row_error
 from unjudged.io.qrels import QRELS_LAYOUT, build_qrels, read_qrels
-from unjudged.io.write import format_qrels_columns, qrels_columns, sorted_lines, string_array
+from unjudged.io.write import format_qrels_columns, sorted_lines
 
 SAMPLED_LAYOUT = "topic iter docno stratum grade"
 _NAMES = ["qid", "group", "docno", "stratum", "grade"]
@@ -129,7 +129,7 @@ def _from_dict(mapping: dict) -> SampledQrels:
     rows = [(str(q), str(d), v) for q, docs in mapping.items() for d, v in docs.items()]
     if rows and not isinstance(rows[0][2], (tuple, list)):
         return SampledQrels.from_qrels(read_qrels(mapping))
-    qid, doc, value = zip(*rows, strict=False) if rows else ((), (), ())
+    qid, doc, value = zip(*rows, strict=True) if rows else ((), (), ())
     return build_sampled_qrels(qid, doc, [str(v[0]) for v in value], [int(v[1]) for v in value],
                                source="<dict>")
 
@@ -164,7 +164,8 @@ def format_sampled_qrels(qrels: SampledQrels, sort: bool = True) -> str:
     line_key = np.searchsorted(qrels.keys, qrels.tcode.astype(np.int64) * len(qrels.docs) +
                                qrels.dcode)
     labels = string_array(qrels.strata).take(arrow_of(qrels.key_strata[line_key]))
-    docno = pc.binary_join_element_wise(docno, labels, " ")  # docno and stratum as one column
+    # docno and stratum as one column (pyarrow-stubs type this kernel for string arrays only)
+    docno = pc.binary_join_element_wise(docno, labels, " ")  # type: ignore[call-overload]
     if sort:
         order = sorted_lines(qrels)
         qid, group, docno = (c.take(arrow_of(order)) for c in (qid, group, docno))

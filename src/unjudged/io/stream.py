@@ -21,6 +21,7 @@ from unjudged.data._strings import topic_blocks
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import read_columns
 from unjudged.io._source import BOM, display_name, open_input, text_chunks
+from unjudged.io._validate import Layout
 
 BLOCK_SIZE = 16 << 20  # bytes read at a time (a batch of topics is about this much text)
 
@@ -50,7 +51,7 @@ class TopicBatch:
         return _shifted(error, self.first_line)
 
 
-def iter_topic_batches(source: Any, names: list[str], layout: str, include: list[str],
+def iter_topic_batches(source: Any, names: list[str], layout: Layout | str, include: list[str],
                        types: dict[str, pa.DataType] | None = None,
                        block_size: int = BLOCK_SIZE) -> Iterator[TopicBatch]:
     """Batches of complete topics of a run grouped by topic, read once and in order.
@@ -110,7 +111,7 @@ def iter_topic_batches(source: Any, names: list[str], layout: str, include: list
             if held < table.num_rows:
                 table, blocks = table.slice(0, held), _first_blocks(blocks, len(starts) - 1, held)
             topics = blocks[0]
-            for code, start in zip(blocks[3].tolist(), blocks[2].tolist(), strict=False):
+            for code, start in zip(blocks[3].tolist(), blocks[2].tolist(), strict=True):
                 seen[topics[code]] = rows.line(start)
             done = piece.count(b"\n", 0, end)
             yield TopicBatch(piece[:end], first_line, table, blocks, first_line - 1 + done,

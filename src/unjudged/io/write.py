@@ -6,60 +6,19 @@ judgments creates no Python string per line.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import arrow_of, numpy_of
-from unjudged.data.qrels import Qrels
+from unjudged.data._strings import arrow_of, byte_ranks, numpy_of
+from unjudged.data.qrels import Qrels, qrels_columns
 from unjudged.errors import InputError
 
 # What a field of TREC text cannot hold: the readers split fields on any of these blanks and end
 # lines at LF or CR; NUL makes a file binary.
 _BREAKS = r"[ \t\n\r\v\f\x00]"
-
-
-def string_array(values: Sequence[str]) -> pa.Array:
-    """Arrow strings from a short Python list, without `pa.array` (which imports pandas).
-
-    Example:
-        >>> string_array(["1", "10"]).to_pylist()
-        ['1', '10']
-    """
-    encoded = [v.encode() for v in values]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    return pa.Array.from_buffers(pa.string(), len(encoded),
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
-
-
-def qrels_columns(qrels: Qrels) -> tuple[pa.Array, pa.Array, pa.Array, np.ndarray]:
-    """One entry per line of `qrels`: (qid, iteration, docno) as Arrow strings and the grades.
-
-    Example:
-        >>> from unjudged.io import read_qrels
-        >>> qid, it, doc, grade = qrels_columns(read_qrels({"q1": {"d1": 1}}))
-        >>> qid.to_pylist(), it.to_pylist(), doc.to_pylist(), grade.tolist()
-        (['q1'], ['0'], ['d1'], [1])
-    """
-    qid = string_array(qrels.topics).take(arrow_of(qrels.tcode.astype(np.int32)))
-    docno = qrels.docs.take(arrow_of(qrels.dcode.astype(np.int64)))
-    return qid, qrels.group, docno, qrels.grade
-
-
-def byte_ranks(strings: pa.Array) -> np.ndarray:
-    """Each string's position when the strings are sorted by bytes (ties keep input order).
-
-    Example:
-        >>> byte_ranks(string_array(["b", "a", "B"])).tolist()
-        [2, 1, 0]
-    """
-    order = numpy_of(pc.array_sort_indices(strings)).astype(np.int64)
-    ranks = np.empty(order.size, dtype=np.int64)
-    ranks[order] = np.arange(order.size)
-    return ranks
 
 
 def sorted_lines(qrels: Qrels) -> np.ndarray:
@@ -68,7 +27,7 @@ def sorted_lines(qrels: Qrels) -> np.ndarray:
     The sort is stable, so repeated lines keep their input order.
     """
     doc_rank = byte_ranks(qrels.docs)[qrels.dcode]
-    groups = pc.dictionary_encode(qrels.group)
+    groups = cast(pa.DictionaryArray, pc.dictionary_encode(qrels.group))
     group_rank = byte_ranks(groups.dictionary)[numpy_of(groups.indices).astype(np.int64)]
     return np.lexsort((group_rank, doc_rank, qrels.tcode))
 
@@ -120,7 +79,8 @@ a topic starting with '#' reads back as a comment
             raise InputError(qrels.source, f"topic {topic!r} cannot be written as TREC text: "
                              f"{why}")
     for what, column in (("document", qrels.docs), ("iteration", qrels.group)):
-        bad = pc.or_(pc.equal(pc.binary_length(column), 0),
+        # (pyarrow-stubs: the string kernels are typed for typed string arrays only)
+        bad = pc.or_(pc.equal(pc.binary_length(column), 0),  # type: ignore[call-overload]
                      pc.match_substring_regex(column, _BREAKS))
         if pc.any(bad).as_py():
             value = column.filter(bad)[0].as_py()
@@ -133,14 +93,14 @@ def format_qrels_columns(qid: pa.Array, iteration: pa.Array, docno: pa.Array,
     """`qid iter docno grade` lines from parallel columns, in the order given.
 
     Example:
-        >>> s = string_array
+        >>> from unjudged.data._strings import string_array as s
         >>> format_qrels_columns(s(["1"]), s(["0"]), s(["d1"]), np.array([2]))
         '1 0 d1 2\\n'
     """
     if len(qid) == 0:
         return ""
     grades = pc.cast(arrow_of(np.asarray(grade, dtype=np.int64)), pa.string())
-    lines = pc.binary_join_element_wise(qid, iteration, docno, grades, " ")
+    lines = pc.binary_join_element_wise(qid, iteration, docno, grades, " ")  # type: ignore[call-overload]  # stubs
     # Joining each line with an empty string under a newline separator appends the newline;
     # the array's data buffer is then the whole file.
     lines = pc.binary_join_element_wise(lines, "", "\n")

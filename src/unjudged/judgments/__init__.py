@@ -7,4 +7,10 @@ how much of each ranking is judged.
     pools      build_pool(): the (topic, document) pairs a set of runs brings to the assessors
     sampling   sample_qrels(): seed 002's sampling designs over a complete pool
     coverage   coverage(): judged fraction per rank band, judged depth, cost of judging
+
+Nothing here reads or writes files. The public functions that accept paths as well as parsed
+qrels (judgment_stats, merge_qrels, filter_qrels, diff_qrels) convert them once, on entry,
+with unjudged.io.read_qrels (which passes a Qrels through); topic lists are read by
+unjudged.io.topics and groups files by unjudged.io.groups, in the caller; text is written by
+unjudged.cli.
 """

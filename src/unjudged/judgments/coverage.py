@@ -7,10 +7,13 @@ be trusted. Coverage reads the rankings as the evaluation does (same tie-breakin
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
 import numpy as np
+import pyarrow as pa
 
 from unjudged.data._strings import arrow_of
 from unjudged.data.judged import PAD, Pool, evaluated_topics, judge
@@ -45,6 +48,20 @@ class RunCoverage:
         """Judged to at least `depth` on every topic, as a run in a depth-`depth` pool is."""
         return bool(self.judged_to.size) and int(self.judged_to.min()) >= depth
 
+    def judged_to_range(self) -> tuple[int | None, float | None]:
+        """(min, median) over topics of `judged_to`; (None, None) without topics.
+
+        Example:
+            >>> r = RunCoverage("r", ["1", "2", "3"], np.zeros(0), np.zeros(0),
+            ...                 np.array([2, 9, 4]), 0)
+            >>> r.judged_to_range()
+            (2, 4.0)
+        """
+        to = self.judged_to
+        if not to.size:
+            return None, None
+        return int(to.min()), float(np.median(to))
+
 
 @dataclass(eq=False)
 class Coverage:
@@ -57,6 +74,22 @@ class Coverage:
     def to_add(self) -> int:
         """Distinct unjudged (topic, document) pairs in the top `depth` of all runs."""
         return len(self.pool)
+
+    def rank_band(self, pooled: bool, pool_depth: int
+                  ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray] | None:
+        """Over the runs that look pooled at `pool_depth` (or, `pooled` False, the others):
+        how many, and the 10th, 50th and 90th percentile of the judged fraction at each rank
+        1..depth (ranks past a ranking's end left out); None when there are no such runs."""
+        rows = [r.by_rank for r in self.runs if r.looks_pooled(pool_depth) == pooled]
+        if not rows:
+            return None
+        m = np.full((len(rows), self.depth), np.nan)
+        for i, row in enumerate(rows):
+            m[i, : row.size] = row
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # ranks no run reaches: NaN
+            lo, mid, hi = np.nanpercentile(m, [10, 50, 90], axis=0)
+        return len(rows), lo, mid, hi
 
 
 def coverage(runs: Iterable[Run], qrels: Qrels, bands: Sequence[tuple[int, int]] = BANDS,
@@ -90,7 +123,7 @@ def coverage(runs: Iterable[Run], qrels: Qrels, bands: Sequence[tuple[int, int]]
     in_qrels = np.array([t in qrels.topic_index for t in pool.topics], dtype=bool)
     pool = _restrict(pool, in_qrels[pool.topic] if len(pool) else np.zeros(0, bool))
     unique = pool.unique_by_run()
-    for rc, u in zip(out, unique.tolist(), strict=False):
+    for rc, u in zip(out, unique.tolist(), strict=True):
         rc.unique = u
     return Coverage(out, bands, depth, pool)
 
@@ -109,8 +142,13 @@ def _one(j, bands, depth: int) -> RunCoverage:
                        int(holes.sum()))
 
 
+def _mask(keep: np.ndarray) -> pa.BooleanArray:
+    """A numpy bool array as an Arrow filter mask (without pa.array, which imports pandas)."""
+    return cast(pa.BooleanArray, arrow_of(keep).cast(pa.bool_()))
+
+
 def _restrict(pool: JudgingPool, keep: np.ndarray) -> JudgingPool:
     """The pool's pairs where `keep` holds."""
     fields = {f: getattr(pool, f)[keep] for f in ("topic", "best_rank", "n_runs", "n_groups",
                                                   "only_run", "only_group")}
-    return replace(pool, docno=pool.docno.filter(arrow_of(keep).cast("bool")), **fields)
+    return replace(pool, docno=pool.docno.filter(_mask(keep)), **fields)

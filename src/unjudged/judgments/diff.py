@@ -7,16 +7,15 @@ highest over iterations), which is what every measure sees; the iteration column
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import arrow_of, intern_topics, numpy_of
+from unjudged.data._strings import arrow_of, byte_ranks, intern_topics, numpy_of, string_array
 from unjudged.data.qrels import MISSING, Qrels
 from unjudged.io.qrels import read_qrels
-from unjudged.io.write import byte_ranks, string_array
 from unjudged.judgments.edit import qrels_labels
 
 
@@ -52,8 +51,12 @@ def diff_qrels(a: Any, b: Any) -> QrelsDiff:
 
     Example:
         >>> d = diff_qrels({"1": {"x": 1, "y": 0}}, {"1": {"x": 2, "z": 1}, "2": {"w": 0}})
-        >>> d.changes.values.tolist()
-        [['1', 'x', 'changed', 1, 2], ['1', 'y', 'removed', 0, <NA>], ['1', 'z', 'added', <NA>, 1], ['2', 'w', 'added', <NA>, 0]]
+        >>> for row in d.changes.values.tolist():
+        ...     print(row)
+        ['1', 'x', 'changed', 1, 2]
+        ['1', 'y', 'removed', 0, <NA>]
+        ['1', 'z', 'added', <NA>, 1]
+        ['2', 'w', 'added', <NA>, 0]
         >>> d.summary.loc[d.summary.topic == "all"].values.tolist()
         [['all', 2, 3, 2, 1, 1]]
     """
@@ -62,7 +65,8 @@ def diff_qrels(a: Any, b: Any) -> QrelsDiff:
     qa, qb = read_qrels(a), read_qrels(b)
     (ta, da, ga), (tb, db, gb) = _view(qa), _view(qb)
     topics, tcode = intern_topics(pa.concat_arrays([ta, tb]))
-    docs = pc.dictionary_encode(pa.concat_arrays([da.cast(pa.string()), db.cast(pa.string())]))
+    both = pa.concat_arrays([da.cast(pa.string()), db.cast(pa.string())])
+    docs = cast(pa.DictionaryArray, pc.dictionary_encode(both))
     ranks = byte_ranks(docs.dictionary)
     width = max(len(docs.dictionary), 1)
     # Keys that sort by topic, then docno bytes, so np.unique yields the output order.

@@ -7,20 +7,17 @@ sort, so a 300,000-line qrels costs no Python loop per judgment.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from unjudged.data._strings import arrow_of, intern_topics, numpy_of
-from unjudged.data.qrels import Qrels
-from unjudged.errors import FormatError, IncompatibleInputsError, InputError
-from unjudged.io._source import data_lines, read_bytes
+from unjudged.data._strings import arrow_of, intern_topics, numpy_of, string_array
+from unjudged.data.qrels import Qrels, qrels_columns
+from unjudged.errors import IncompatibleInputsError, InputError
 from unjudged.io.qrels import build_qrels, read_qrels
-from unjudged.io.write import qrels_columns, string_array
 
 CONFLICT_RULES = ("error", "max", "min", "first", "last")
 
@@ -92,7 +89,7 @@ def _line_keys(qid: pa.Array, docno: pa.Array, group: pa.Array | None) -> np.nda
     _, tcode = intern_topics(qid)
     key = tcode.astype(np.int64)
     for column in (docno,) if group is None else (group, docno):
-        enc = pc.dictionary_encode(column)
+        enc = cast(pa.DictionaryArray, pc.dictionary_encode(column))
         key = key * len(enc.dictionary) + numpy_of(enc.indices).astype(np.int64)
     return key
 
@@ -139,7 +136,7 @@ def filter_qrels(qrels: Any, topics: Iterable[str] | None = None,
     if topics is not None:
         wanted = {str(t) for t in topics}
         keep &= np.array([t in wanted for t in q.topics], dtype=bool)[q.tcode]
-    present = set(pc.unique(q.group).to_pylist())
+    present = cast(set[str], set(pc.unique(q.group).to_pylist()))  # iterations: no nulls
     for values, include in ((iterations, True), (exclude_iterations, False)):
         if values is None:
             continue
@@ -169,58 +166,3 @@ def select_lines(qrels: Qrels, keep: np.ndarray) -> Qrels:
     qid, group, docno, grade = qrels_columns(qrels)
     return build_qrels(qid.take(take), group.take(take), docno.take(take), arrow_of(grade[rows]),
                        source=qrels.source)
-
-
-_RANGE = re.compile(r"(\d+)-(\d+)")
-
-
-def parse_topics(spec: str) -> list[str]:
-    """Topic ids from a list such as "1,2,5-9": ids and ranges of whole numbers, comma- or
-    space-separated. A range's ends are written without leading zeros ("5", not "05").
-
-    Raises ValueError naming the first item that is neither.
-
-    Example:
-        >>> parse_topics("1,2,5-7 q9")
-        ['1', '2', '5', '6', '7', 'q9']
-    """
-    items = re.split(r"[,\s]+", spec.strip(", \t\r\n"))
-    if items == [""]:
-        raise ValueError("no topic given, expected ids or ranges such as 1,2,5-9")
-    out: list[str] = []
-    for item in items:
-        match = _RANGE.fullmatch(item)
-        if match:
-            lo, hi = int(match[1]), int(match[2])
-            if lo > hi:
-                raise ValueError(f"range {item!r} runs backwards, expected a range such as "
-                                 f"{hi}-{lo}")
-            out.extend(str(t) for t in range(lo, hi + 1))
-        elif not item or item.startswith("-") or item.endswith("-"):
-            raise ValueError(f"{item!r} is neither a topic id nor a range, expected ids or "
-                             "ranges such as 1,2,5-9")
-        else:
-            out.append(item)
-    return out
-
-
-def read_topics_file(path: str) -> list[str]:
-    """Topic ids listed in a file: ids or ranges (as `parse_topics`) separated by commas,
-    spaces or lines; blank lines and `#` comments are skipped.
-
-    Example:
-        >>> import tempfile
-        >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-        ...     _ = f.write("# round 1\\n1-3\\n7\\n")
-        >>> read_topics_file(f.name)
-        ['1', '2', '3', '7']
-    """
-    out: list[str] = []
-    for number, fields in data_lines(read_bytes(path)):
-        try:
-            out.extend(parse_topics(b" ".join(fields).decode("utf-8", "replace")))
-        except ValueError as exc:
-            raise FormatError(path, number, str(exc)) from None
-    if not out:
-        raise InputError(path, "no topic ids, expected ids or ranges such as 1,2,5-9")
-    return out

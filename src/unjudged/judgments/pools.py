@@ -9,8 +9,10 @@ contribution, which leave-one-group-out experiments take away again).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -19,8 +21,7 @@ import pyarrow.compute as pc
 from unjudged.data._strings import arrow_of, numpy_of
 from unjudged.data.qrels import MISSING, Qrels
 from unjudged.data.run import Run
-from unjudged.errors import IncompatibleInputsError
-from unjudged.io.groups import group_runs
+from unjudged.errors import IncompatibleInputsError, InputError
 
 
 @dataclass(eq=False)
@@ -118,7 +119,7 @@ def build_pool(runs: Iterable[Run], depth: int, *, from_rank: int = 1,
     if exclude is not None and table.num_rows:
         judged = _judged_in(exclude, topics, numpy_of(table["t"]), table["d"])
         excluded = int(judged.sum())
-        table = table.filter(arrow_of(~judged).cast(pa.bool_()))
+        table = table.filter(cast(pa.BooleanArray, arrow_of(~judged).cast(pa.bool_())))
     contributed = np.bincount(numpy_of(table["r"]), minlength=len(runs))
     table = table.append_column("g", arrow_of(run_group[numpy_of(table["r"])]))
     agg = table.group_by(["t", "d"], use_threads=False).aggregate(
@@ -189,10 +190,30 @@ def pool_lines(pool: JudgingPool, fmt: str = "qrels") -> str:
     topics = np.array(pool.topics, dtype=object)[pool.topic] if len(pool) else []
     docs = pool.docno.to_pylist()
     if fmt == "pairs":
-        return "".join(f"{t} {d}\n" for t, d in zip(topics, docs, strict=False))
+        return "".join(f"{t} {d}\n" for t, d in zip(topics, docs, strict=True))
     if fmt == "tsv":
         head = "topic\tdocno\tbest_rank\truns\tgroups\n"
         return head + "".join(f"{t}\t{d}\t{k}\t{r}\t{g}\n" for t, d, k, r, g in zip(
             topics, docs, pool.best_rank.tolist(), pool.n_runs.tolist(),
-            pool.n_groups.tolist(), strict=False))
-    return "".join(f"{t} 0 {d} -1\n" for t, d in zip(topics, docs, strict=False))
+            pool.n_groups.tolist(), strict=True))
+    return "".join(f"{t} 0 {d} -1\n" for t, d in zip(topics, docs, strict=True))
+
+
+def group_runs(run_names: list[str], groups: dict[str, str] | None, source: str = "groups"
+               ) -> list[str]:
+    """The group of each run (its own name when no groups are given); every run must be
+    listed (an InputError naming `source`, the groups file, otherwise).
+
+    Example:
+        >>> group_runs(["a", "b"], {"a": "g1", "b": "g1"})
+        ['g1', 'g1']
+        >>> group_runs(["a", "b"], None)
+        ['a', 'b']
+    """
+    if groups is None:
+        return list(run_names)
+    missing = [r for r in run_names if r not in groups]
+    if missing:
+        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+        raise InputError(os.fspath(source), f"{len(missing)} run(s) have no group: {shown}")
+    return [groups[r] for r in run_names]

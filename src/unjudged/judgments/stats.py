@@ -20,17 +20,11 @@ import numpy as np
 from unjudged.data.qrels import Qrels
 from unjudged.io.qrels import read_qrels
 from unjudged.judgments.diff import QrelsDiff, diff_qrels
-from unjudged.judgments.edit import (
-    CONFLICT_RULES,
-    filter_qrels,
-    merge_qrels,
-    parse_topics,
-    qrels_labels,
-    read_topics_file,
-)
+from unjudged.judgments.edit import CONFLICT_RULES, filter_qrels, merge_qrels, qrels_labels
 
+# parse_topics and read_topics_file read topic lists: they live in unjudged.io.topics
 __all__ = ["judgment_stats", "merge_qrels", "diff_qrels", "QrelsDiff", "filter_qrels",
-           "parse_topics", "read_topics_file", "qrels_labels", "CONFLICT_RULES"]
+           "qrels_labels", "CONFLICT_RULES"]
 
 
 def judgment_stats(qrels_list: Any, rel_level: int = 1, union: bool = True):
@@ -46,14 +40,15 @@ def judgment_stats(qrels_list: Any, rel_level: int = 1, union: bool = True):
 
     Example:
         >>> df = judgment_stats({"1": {"a": 2, "b": 0, "c": -1}, "2": {"d": 1}})
-        >>> df[["topic", "judged", "grade_0", "grade_2", "unjudged_negative", "warn"]].values.tolist()
+        >>> columns = ["topic", "judged", "grade_0", "grade_2", "unjudged_negative", "warn"]
+        >>> df[columns].values.tolist()
         [['1', 2, 1, 1, 1, True], ['2', 1, 0, 0, 0, True], ['all', 3, 1, 1, 1, True]]
     """
     import pandas as pd
 
     items = qrels_list if isinstance(qrels_list, (list, tuple)) else [qrels_list]
     qs = [read_qrels(q) for q in items]
-    blocks = list(zip(qrels_labels(qs), qs, strict=False))
+    blocks = list(zip(qrels_labels(qs), qs, strict=True))
     if union and len(qs) > 1:
         blocks.append(("union", merge_qrels(qs, on_conflict="max")))
     grades = np.unique(np.concatenate([q.key_grades for _, q in blocks]))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
+from collections.abc import Iterable
 
 from unjudged.errors import MeasureSpecError
 from unjudged.measures._spec import REGISTRY, Measure, MeasureSpec
@@ -19,7 +20,7 @@ _GRAMMAR = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+?)(?:\((?P<args>[^)]*)\))?(?:@(
 _TREC_CUT = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+?)[_.](?P<cut>\d*\.?\d+)$")
 
 
-def parse_measures(names: list[str] | tuple[str, ...] | str) -> list[Measure]:
+def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Parse several names; every bad name is reported at once, each with close matches.
     Measures already parsed pass through."""
     if isinstance(names, (str, Measure)):
@@ -137,6 +138,9 @@ def _bind(spec: MeasureSpec, text: str, cut: int | None, args: dict[str, object]
             value = p.type(value) if value is not None else None
         except (TypeError, ValueError):
             raise MeasureSpecError(f"{text!r}: {key} must be {p.type.__name__}") from None
+        if p.choices and value not in p.choices:
+            raise MeasureSpecError(f"{text!r}: {key} must be one of "
+                                   f"{', '.join(repr(c) for c in p.choices)}, not {value!r}")
         bound.append((key, value))
     order = [p.name for p in spec.params]
     bound.sort(key=lambda kv: order.index(kv[0]))

@@ -14,17 +14,23 @@ from typing import Any
 
 import numpy as np
 
+from unjudged.errors import MeasureSpecError
+
 Kernel = Callable[..., np.ndarray]
+CUTOFFS = ("none", "optional", "required")
+AGGREGATES = ("mean", "sum", "gmean")
 
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of a measure family."""
+    """One parameter of a measure family; `choices`, when given, are its only values (the
+    parser refuses others, so a kernel never meets a misspelt one)."""
 
     name: str
     type: type
     default: Any
     doc: str
+    choices: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -40,7 +46,9 @@ class MeasureSpec:
         aliases: other names (trec_eval's first), case sensitive.
         aggregate: how per-topic values combine into the run's value: "mean", "sum" or
             "gmean" (geometric mean with values floored at 1e-5, as trec_eval's gm_*).
-        integer: values are counts.
+        integer: values are counts, printed without decimals. Only with aggregate "sum": a
+            mean of counts (7.43 documents) is not a count, and trec_eval prints means with
+            decimals.
         bounded: (low, high) range of a per-topic value, None when unbounded.
         citation: where the definition comes from.
         suffix: what a trec_eval-style suffix (``P_10``, ``iprec_at_recall_0.10``) sets.
@@ -51,6 +59,16 @@ class MeasureSpec:
             value; only then is the comparable upper bound a bound.
         guaranteed: the value is a gain over a normaliser that both grow with the grades (a
             cutoff not tied to R), so the guaranteed bounds' construction holds.
+
+    A spec that contradicts itself raises MeasureSpecError when it is built, so a bad measure
+    module fails at import rather than printing wrong numbers.
+
+    Example:
+        >>> try:
+        ...     MeasureSpec("Hits", np.sum, "Relevant documents retrieved.", integer=True)
+        ... except MeasureSpecError as exc:
+        ...     print(exc)
+        measure Hits: integer values need aggregate="sum", not 'mean'
     """
 
     name: str
@@ -68,6 +86,19 @@ class MeasureSpec:
     estimable: bool = True
     monotone: bool = True
     guaranteed: bool = True
+
+    def __post_init__(self) -> None:
+        if self.cutoff not in CUTOFFS:
+            raise MeasureSpecError(f"measure {self.name}: cutoff must be one of "
+                                   f"{', '.join(CUTOFFS)}, not {self.cutoff!r}")
+        if self.aggregate not in AGGREGATES:
+            raise MeasureSpecError(f"measure {self.name}: aggregate must be one of "
+                                   f"{', '.join(AGGREGATES)}, not {self.aggregate!r}")
+        if self.integer and self.aggregate != "sum":
+            # the tables print an integer measure's aggregate without decimals: a mean of
+            # 7.43 would show as "7" (trec_eval sums its counts and prints means with decimals)
+            raise MeasureSpecError(f"measure {self.name}: integer values need "
+                                   f"aggregate=\"sum\", not {self.aggregate!r}")
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -142,7 +173,7 @@ def register(spec: MeasureSpec) -> MeasureSpec:
     """Add a family to the registry (names and aliases must be unique)."""
     for key in (spec.name, *spec.aliases):
         if key in REGISTRY and REGISTRY[key] is not spec:
-            raise ValueError(f"measure name {key!r} registered twice")
+            raise MeasureSpecError(f"measure name {key!r} registered twice")
         REGISTRY[key] = spec
     return spec
 

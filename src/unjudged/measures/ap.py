@@ -84,4 +84,5 @@ register(MeasureSpec(
 register(MeasureSpec(
     "11ptAP", eleven_point, "Mean interpolated precision at the 11 recall levels 0, 0.1, ..., 1 "
     "(or at the levels given, e.g. levels='.25,.5,.75').",
-    params=(Param("levels", str, None, "comma-separated recall levels"), REL), aliases=("11pt_avg",), citation=TREC))
+    params=(Param("levels", str, None, "comma-separated recall levels"), REL),
+    aliases=("11pt_avg",), citation=TREC))

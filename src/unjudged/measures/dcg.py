@@ -8,7 +8,8 @@ from unjudged.measures._common import discount, divide, take_at
 from unjudged.measures._spec import MeasureSpec, Param, register
 from unjudged.measures.precision import TREC
 
-DCG = Param("dcg", str, "log2", "'log2' (gain = grade) or 'exp-log2' (gain = 2^grade - 1)")
+DCG = Param("dcg", str, "log2", "'log2' (gain = grade) or 'exp-log2' (gain = 2^grade - 1)",
+            choices=("log2", "exp-log2"))
 GAINS = Param("gains", str, None, "grade=gain map as trec_eval's ndcg takes it, e.g. '1=3,2=9'")
 
 

@@ -165,7 +165,6 @@ def map_ia(j, cutoff=None):
 
 
 _NDEVAL = "ndeval 4.5 (TREC Web track 2009-2014); "
-_DIV = dict(cutoff="optional", monotone=False, guaranteed=False)
 _SPECS = [
     ("alpha-nDCG", alpha_ndcg, ("alpha_nDCG", "alpha-ndcg"), (ALPHA,),
      "alpha-DCG@k (novelty gain sum_j p_j (1-alpha)^c_j, log2 discount) over that of ndeval's "
@@ -209,6 +208,7 @@ def _per_sample(kernel):
 
 
 for _name, _kernel, _aliases, _params, _text, _cite in _SPECS:
-    register(MeasureSpec(_name, _per_sample(_kernel), _NDEVAL + _text + ". Binary subtopic judgments; "
+    register(MeasureSpec(_name, _per_sample(_kernel),
+                         _NDEVAL + _text + ". Binary subtopic judgments; "
                          "unjudged documents gain nothing.", params=_params, aliases=_aliases,
-                         citation=_cite, **_DIV))
+                         citation=_cite, cutoff="optional", monotone=False, guaranteed=False))

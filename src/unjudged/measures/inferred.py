@@ -25,7 +25,7 @@ from unjudged.measures.precision import REL
 EPSILON = 1e-5
 SMOOTHING = Param("smoothing", str, "sample_eval", "'sample_eval': precision above a rank "
                   "estimated per stratum as (r + 1e-5)/(n + 3e-5); 'paper': (r + 1e-5)/(n + 2e-5) "
-                  "as in seed 002 and trec_eval's infAP")
+                  "as in seed 002 and trec_eval's infAP", choices=("sample_eval", "paper"))
 SEED_002 = "Yilmaz, Kanoulas & Aslam, SIGIR 2008; TREC sample_eval.pl"
 RECALLS = tuple(i / 10 for i in range(11))
 
@@ -54,7 +54,7 @@ def _cumulative(s: SampledJudged, lv: int, stratum: int, inclusive: bool):
     w = s.weight * inside
     parts = (inside, w, w * (s.grades >= lv))
     out = [np.cumsum(a, axis=-1, dtype=np.float64) for a in parts]
-    return out if inclusive else [c - a for c, a in zip(out, parts, strict=False)]
+    return out if inclusive else [c - a for c, a in zip(out, parts, strict=True)]
 
 
 def xinf_precisions(s: SampledJudged, lv: int, smoothing: str = "sample_eval") -> np.ndarray:

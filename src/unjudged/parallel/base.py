@@ -135,6 +135,10 @@ class _PoolExecutor(_Context):
     jobs: int
     inline_single = True  # a single chunk runs in the calling process
 
+    def _prepare(self, shared: Any) -> Callable[..., Any]:
+        """submit(fn, chunk) -> a future, with `shared` passed to fn in the workers."""
+        raise NotImplementedError
+
     def map(self, fn: Callable[..., Any], items: Iterable[Any], *, desc: str | None = None,
             shared: Any = NOTHING, chunksize: int | None = None) -> list[Any]:
         items = list(items)

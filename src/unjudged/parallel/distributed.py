@@ -19,7 +19,7 @@ class DaskExecutor(_PoolExecutor):
     whose workers need unjudged installed. The shared object is scattered once to every worker.
 
     Example:
-        >>> with DaskExecutor("local", jobs=2) as ex:  # doctest: +SKIP
+        >>> with DaskExecutor("local", jobs=2) as ex:
         ...     ex.map(abs, [-1, 2])
         [1, 2]
     """
@@ -44,7 +44,8 @@ class DaskExecutor(_PoolExecutor):
             try:
                 self._client = distributed.Client(address, timeout="10s")
             except OSError as exc:
-                raise UnjudgedError(f"cannot reach the Dask scheduler at {address}: {exc}")
+                raise UnjudgedError(
+                    f"cannot reach the Dask scheduler at {address}: {exc}") from exc
         self.jobs = max(1, sum(self._client.nthreads().values()))
 
     def _prepare(self, shared: Any) -> Callable[..., Any]:

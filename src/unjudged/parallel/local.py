@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from unjudged.parallel.base import NOTHING, _PoolExecutor, _run_chunk
+from unjudged.parallel.base import NOTHING, _Failure, _PoolExecutor, _run_chunk
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 _WORKER_ARGS: tuple = ()  # (shared,) in a process worker, set by its pool's initializer
 
@@ -38,7 +41,7 @@ class ProcessExecutor(_PoolExecutor):
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
-        self._pool = None
+        self._pool: ProcessPoolExecutor | None = None
         self._shared: Any = NOTHING
 
     def _prepare(self, shared: Any) -> Callable[..., Any]:
@@ -53,7 +56,8 @@ class ProcessExecutor(_PoolExecutor):
             self._pool = ProcessPoolExecutor(self.jobs, initializer=_init_worker,
                                              initargs=(args,))
         task = _run_chunk if shared is NOTHING else _run_in_worker
-        return lambda fn, chunk: self._pool.submit(task, fn, chunk)
+        pool = self._pool
+        return lambda fn, chunk: pool.submit(task, fn, chunk)
 
     def __exit__(self, kind: Any, *exc: Any) -> None:
         pool, self._pool, self._shared = self._pool, None, NOTHING

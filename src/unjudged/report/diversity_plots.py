@@ -37,18 +37,18 @@ def plot_diversity_sampling(rows: list[dict[str, Any]], path: str, title: str | 
     references = list(dict.fromkeys(r["reference"] for r in rows))
     fig, axes = plt.subplots(1, len(references), squeeze=False, sharey=True,
                              figsize=(4.2 * len(references), 3.6 + (0.3 if title else 0)))
-    for ax, reference in zip(axes[0], references, strict=False):
+    for ax, reference in zip(axes[0], references, strict=True):
         for i, (name, points) in enumerate(_series(rows, reference).items()):
             points.sort()
-            p, tau, sd = (list(x) for x in zip(*points, strict=False))
+            p, tau, sd = (list(x) for x in zip(*points, strict=True))
             cascade = name.startswith(reference)
             label = name[len(reference) + 1:] + " list" if cascade else name
             line, = ax.plot(p, tau, "--" if cascade else "-", marker=_MARKERS[i % len(_MARKERS)],
                             markersize=3.5, linewidth=1.2, label=label,
                             color="0.2" if cascade and "raw" in name else
                             "0.55" if cascade else None)
-            ax.fill_between(p, [a - b for a, b in zip(tau, sd, strict=False)],
-                            [a + b for a, b in zip(tau, sd, strict=False)], color=line.get_color(),
+            ax.fill_between(p, [a - b for a, b in zip(tau, sd, strict=True)],
+                            [a + b for a, b in zip(tau, sd, strict=True)], color=line.get_color(),
                             alpha=0.07, linewidth=0)
         ax.set_xscale("log")
         ticks = sorted({r["p"] for r in rows})

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import numpy as np
 
-from unjudged.engine.estimate import expand_methods
+from unjudged.engine.estimate import expand_methods, is_random
 from unjudged.io.atomic import write_file
 from unjudged.report.rows import row_writer, safe_text
+from unjudged.strategies.registry import STRATEGIES
 from unjudged.strategies.summaries import STATS
 
 _LONG = ["run", "topic", "measure", "method", "value", *STATS]
@@ -21,8 +23,9 @@ def render_estimates(est, fmt: str = "table", per_topic: bool = False) -> str:
     rows = list(est.rows(per_topic))
     if fmt == "jsonl":
         out = []
+        drawn = {m: is_random(m) for m in expand_methods(est.methods)}
         for r in rows:
-            keep = STATS if r["method"] == "bootstrap" else ()
+            keep = STATS if drawn[r["method"]] else ()
             item = {k: r[k] for k in ("run", "topic", "measure", "method")}
             item["value"] = r["value"]
             item.update({k: r[k] for k in keep})
@@ -48,12 +51,13 @@ def _cell(v, safe) -> str:
 
 
 def _wide(rows: list[dict], est) -> str:
-    """run, topic, measure, then one column per method; the bootstrap shows its point
-    estimate and its 5-95 percentile interval."""
+    """run, topic, measure, then one column per method; a random strategy (the bootstrap)
+    shows its point estimate and its 5-95 percentile interval."""
     methods = expand_methods(est.methods)  # in report order
+    drawn = {m: is_random(m) for m in methods}
     header = ["run", "topic", "measure"]
     for m in methods:
-        header += [f"bootstrap({est.point})", "p5-p95"] if m == "bootstrap" else [m]
+        header += [f"{m}({est.point})", "p5-p95"] if drawn[m] else [m]
     table: dict[tuple, dict] = {}
     for r in rows:
         table.setdefault((r["run"], r["topic"], r["measure"]), {})[r["method"]] = r
@@ -62,25 +66,23 @@ def _wide(rows: list[dict], est) -> str:
     for (run, topic, measure), got in table.items():
         line = [safe(run), safe(topic), safe(measure)]
         for m in methods:
-            r = got.get(m)
-            if m == "bootstrap":
-                line += ["-", "-"] if r is None else [f"{r['value']:.4f}",
-                                                      f"{r['p5']:.4f}-{r['p95']:.4f}"]
+            cell = got.get(m)
+            if drawn[m]:
+                line += ["-", "-"] if cell is None else [f"{cell['value']:.4f}",
+                                                         f"{cell['p5']:.4f}-{cell['p95']:.4f}"]
             else:
-                line.append("-" if r is None else f"{r['value']:.4f}")
+                line.append("-" if cell is None else f"{cell['value']:.4f}")
         body.append(line)
     widths = [max(len(x[c]) for x in [header] + body) for c in range(len(header))]
-    text = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)).rstrip()]
+    text = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
     text += ["  ".join(c.ljust(w) if i < 3 else c.rjust(w)
-                       for i, (c, w) in enumerate(zip(line, widths, strict=False))).rstrip()
+                       for i, (c, w) in enumerate(zip(line, widths, strict=True))).rstrip()
              for line in body]
-    note = ""
-    if any(m.startswith("guaranteed") for m in methods):
-        note = ("# guaranteed_lower/upper hold whatever the unjudged documents' grades but use "
-                "another normaliser: NOT comparable with other runs' scores.\n")
-    if "bootstrap" in methods:
-        note += (f"# bootstrap: b={est.b}, prior={est.prior}, seed={est.seed}; "
-                 f"value = {est.point} of the distribution.\n")
+    # each reported strategy's note: the deterministic ones', then the random one's settings
+    shown = sorted((STRATEGIES[n] for n in est.methods if n in STRATEGIES),
+                   key=lambda s: s.random)
+    note = "".join(s.note.format(b=est.b, prior=est.prior, seed=est.seed, point=est.point) + "\n"
+                   for s in shown if s.note)
     return "\n".join(text) + "\n" + note
 
 
@@ -89,7 +91,7 @@ def write_samples(est, path: str) -> None:
     and measure names) or .parquet (one row per run, topic and measure; `samples` a list)."""
     buf = io.BytesIO()
     if path.endswith(".npz"):
-        arrays = {"measures": np.array([m.name for m in est.runs[0].measures]
+        arrays: dict[str, Any] = {"measures": np.array([m.name for m in est.runs[0].measures]
                                        if est.runs else [], dtype=str)}
         for i, r in enumerate(est.runs):
             arrays[f"run{i}_name"] = np.array(r.run)

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
-
 from unjudged.report.rows import render_rows
 
 _PREDICTION = ["strategy", "rmse", "rmse_lower", "rmse_upper", "kendall_tau", "spearman_rho",
@@ -15,9 +13,10 @@ _PREDICTION = ["strategy", "rmse", "rmse_lower", "rmse_upper", "kendall_tau", "s
 _PREFERENCE = ["estimate", "kind", "precision", "recall", "f1", "emitted", "marks"]
 
 
-def render_logo(sweep, tables: dict[str, tuple[list[dict], list[dict]]], fmt: str = "table"
-                ) -> str:
-    """`tables` maps each measure name to its (prediction rows, preference rows)."""
+def render_logo(sweep, tables: dict[str, tuple[list[dict], list[dict]]], fmt: str = "table",
+                *, counts: dict[str, float]) -> str:
+    """`tables` maps each measure name to its (prediction rows, preference rows); `counts` are
+    the header's numbers (unjudged.experiments.logo_summary.logo_counts)."""
     if fmt == "jsonl":
         out = []
         for measure, (pred, pref) in tables.items():
@@ -33,19 +32,17 @@ def render_logo(sweep, tables: dict[str, tuple[list[dict], list[dict]]], fmt: st
                 "kendall_tau", "spearman_rho", "precision", "recall", "f1", "emitted", "marks"]
         cols += sorted({k for r in rows for k in r if k.startswith("p_")})
         return render_rows(rows, cols, fmt)
-    return _text(sweep, tables)
+    return _text(sweep, tables, counts)
 
 
-def _text(sweep, tables) -> str:
-    n_pairs = int((~np.isnan(sweep.truth[..., 0])).sum())
-    lost = int(((sweep.unjudged > sweep.unjudged_full) & ~np.isnan(sweep.truth[..., 0])).sum())
+def _text(sweep, tables, counts: dict[str, float]) -> str:
     head = (f"leave one group out: {sweep.pooled_runs} pooled runs, depth {sweep.depth}; "
             f"{len(sweep.runs)} best runs scored (top {sweep.options['top_fraction']:.0%}) "
             f"from {len(set(sweep.groups))} groups over {len(sweep.topics)} topics\n"
-            f"judgments removed per group: mean {_mean(sweep.removed):.1f}; (run, topic) pairs "
-            f"that lost judgments within the cutoff: {lost} of {n_pairs}; bootstrap b = "
-            f"{sweep.options['b']}, seed {sweep.options['seed']}, point = "
-            f"{sweep.options['point']}\n"
+            f"judgments removed per group: mean {counts['removed_mean']:.1f}; (run, topic) "
+            f"pairs that lost judgments within the cutoff: {counts['lost']} of "
+            f"{counts['pairs']}; bootstrap b = {sweep.options['b']}, seed "
+            f"{sweep.options['seed']}, point = {sweep.options['point']}\n"
             "marks: significant (paired t-test, Bonferroni, p < 0.05) against nonrel †, upper "
             "‡, condensed * (prediction); against the condensed point *, the range up to upper "
             "†, the range up to condensed ‡ (preferences)\n")
@@ -56,10 +53,6 @@ def _text(sweep, tables) -> str:
         parts.append("\n" + render_rows(pref, _PREFERENCE, title=f"{measure}: topic-level "
                                         "preferences against exactly judged runs"))
     return "".join(parts)
-
-
-def _mean(d: dict) -> float:
-    return sum(d.values()) / len(d) if d else 0.0
 
 
 def _plain(row: dict) -> dict:

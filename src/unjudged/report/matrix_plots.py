@@ -50,6 +50,7 @@ def plot_matrix(dm: DecisionMatrix, path: str, notify=None) -> list[str]:
     if folder:
         make_folder(folder)
     check_targets(targets)
+    # targets has one more file, the tau figure (written below)
     for family, target in zip(dm.families, targets, strict=False):
         fig = _trend_figure(plt, dm, family)
         save_figure(fig, target, dpi=72)
@@ -75,7 +76,7 @@ def _trend_figure(plt, dm: DecisionMatrix, family: str):
                              layout="constrained")
     first, _ = dm.means(family, dm.depths[0])
     order = np.lexsort((np.arange(len(first)), -first))
-    for row, d in zip(axes, dm.depths, strict=False):
+    for row, d in zip(axes, dm.depths, strict=True):
         pm, ph, am, ah = dm.intervals(family, d)
         _panel(row[0], pm[order], ph[order], f"{family}@{d}", "tab:blue")
         _panel(row[1], am[order], ah[order], dm.assessment_name(d), "tab:orange")

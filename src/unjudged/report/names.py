@@ -70,7 +70,8 @@ def derived_files(names: Iterable[str], make: Callable[[str], str],
     """
     names = list(names)
     files = [make(s) for s in file_stems(names, **stems)]
-    note_files(dict.fromkeys((f, n) for f, n in zip(files, names, strict=False) if make(n) != f), notify)
+    renamed = ((f, n) for f, n in zip(files, names, strict=True) if make(n) != f)
+    note_files(dict.fromkeys(renamed), notify)
     return files
 
 

@@ -31,6 +31,7 @@ def plot_estimates(est, path: str, measure: int = 0) -> list[str]:
     targets = [path] if len(est.runs) == 1 else \
         derived_files([r.run for r in drawn], lambda s: f"{stem}-{s}{ext}")
     check_targets(targets)  # all of them, before the first is written
+    # one run without samples: one target, nothing drawn (targets is longer than drawn)
     for r, target in zip(drawn, targets, strict=False):
         fig = _figure(plt, r, measure, est.point)
         save_figure(fig, target, dpi=110)
@@ -87,16 +88,12 @@ def plot_coverage(cov, path: Any, pool_depth: int) -> Any:
                   f"{pool_depth}", title_fontsize=7)
     else:
         for pooled, colour in ((True, "tab:blue"), (False, "tab:orange")):
-            rows = [r.by_rank for r in cov.runs if r.looks_pooled(pool_depth) == pooled]
-            if not rows:
+            band = cov.rank_band(pooled, pool_depth)
+            if band is None:
                 continue
-            m = np.full((len(rows), cov.depth), np.nan)
-            for i, row in enumerate(rows):
-                m[i, : row.size] = row
-            with np.errstate(all="ignore"):
-                lo, mid, hi = np.nanpercentile(m, [10, 50, 90], axis=0)
-            label = (f"{len(rows)} runs judged to depth {pool_depth}" if pooled else
-                     f"{len(rows)} other runs")
+            n, lo, mid, hi = band
+            label = (f"{n} runs judged to depth {pool_depth}" if pooled else
+                     f"{n} other runs")
             ax.fill_between(ranks, lo, hi, color=colour, alpha=0.2, lw=0)
             ax.plot(ranks, mid, color=colour, lw=1.6, label=label + " (median, 10-90%)")
         ax.legend(fontsize=8, loc="upper right")
@@ -114,32 +111,28 @@ def plot_coverage(cov, path: Any, pool_depth: int) -> Any:
     return path
 
 
-def plot_logo(sweep, path: str, measure: int = 0) -> str:
-    """Leave-one-group-out: per strategy, each (run, topic) estimate against its truth."""
+def plot_logo(panels: list[dict[str, Any]], path: str) -> str:
+    """Leave-one-group-out: per strategy, each (run, topic) estimate against its truth.
+    `panels` are unjudged.experiments.logo_summary.logo_panels'."""
     from unjudged.report._mpl import pyplot
 
     plt = pyplot()
 
-    names = list(sweep.strategies)
-    cols = min(3, len(names))
-    rows = math.ceil(len(names) / cols)
+    cols = min(3, len(panels))
+    rows = math.ceil(len(panels) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(3.3 * cols, 3.2 * rows), squeeze=False,
                              sharex=True, sharey=True, layout="constrained")
-    truth = sweep.truth[..., measure].ravel()
-    lost = (sweep.unjudged > sweep.unjudged_full).ravel()
-    for ax, name in zip(axes.flat, names, strict=False):
-        est = sweep.values[name][..., measure].ravel()
-        ok = ~(np.isnan(truth) | np.isnan(est))
-        rmse = float(np.sqrt(np.mean((est[ok] - truth[ok]) ** 2)))
-        ax.scatter(truth[ok & ~lost], est[ok & ~lost], s=4, color="0.7", label="unchanged")
-        ax.scatter(truth[ok & lost], est[ok & lost], s=4, color="tab:blue",
-                   label="lost judgments")
+    # the grid (rows x 3) can have more axes than panels: the spare ones stay empty
+    for ax, p in zip(axes.flat, panels, strict=False):
+        truth, est, lost = p["truth"], p["estimate"], p["lost"]
+        ax.scatter(truth[~lost], est[~lost], s=4, color="0.7", label="unchanged")
+        ax.scatter(truth[lost], est[lost], s=4, color="tab:blue", label="lost judgments")
         ax.plot([0, 1], [0, 1], color="k", lw=0.7)
-        ax.set_title(f"{name}: RMSE {rmse:.3f}", fontsize=9)
-    for ax in axes.flat[len(names):]:
+        ax.set_title(f"{p['strategy']}: RMSE {p['rmse']:.3f}", fontsize=9)
+    for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     for ax in axes[-1]:
-        ax.set_xlabel(f"{sweep.measures[measure].name}, full qrels")
+        ax.set_xlabel(f"{panels[0]['measure']}, full qrels")
     for ax in axes[:, 0]:
         ax.set_ylabel("estimate, group left out")
     axes.flat[0].legend(fontsize=7, loc="upper left", markerscale=2)

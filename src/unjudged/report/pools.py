@@ -8,14 +8,14 @@ from unjudged.report.rows import render_rows
 def pool_summary(pool, fmt: str = "table") -> str:
     """Per-topic pool sizes, then each run's contribution and unique contribution."""
     sizes = pool.sizes().tolist()
-    topics = [{"topic": t, "pooled": n} for t, n in zip(pool.topics, sizes, strict=False)]
+    topics = [{"topic": t, "pooled": n} for t, n in zip(pool.topics, sizes, strict=True)]
     topics.append({"topic": "all", "pooled": len(pool)})
     unique_run = pool.unique_by_run().tolist()
     unique_group = pool.unique_by_group().tolist()
     runs = [{"run": r, "group": pool.groups[g], "contributed": int(c), "unique": u,
              "group_unique": unique_group[g]}
             for r, g, c, u in zip(pool.runs, pool.run_group.tolist(), pool.contributed.tolist(),
-                                  unique_run, strict=False)]
+                                  unique_run, strict=True)]
     ranks = f"ranks {pool.from_rank}-{pool.depth}" if pool.from_rank > 1 else \
         f"depth {pool.depth}"
     note = f"; {pool.excluded} already judged left out" if pool.excluded else ""
@@ -35,15 +35,12 @@ def pool_summary(pool, fmt: str = "table") -> str:
 def coverage_table(cov, fmt: str = "table", pool_depth: int = 5) -> str:
     """One row per run: judged fraction per rank band, judged depth, whether the run looks
     pooled, and the unjudged documents judging it would add."""
-    import numpy as np
-
     names = [f"judged@{a}-{b}" if a != b else f"judged@{a}" for a, b in cov.bands]
     rows = []
     for r in cov.runs:
-        row = {"run": r.run, **{n: float(v) for n, v in zip(names, r.band_judged, strict=False)}}
-        to = r.judged_to
-        row.update({"judged_to_min": int(to.min()) if to.size else None,
-                    "judged_to_median": float(np.median(to)) if to.size else None,
+        row = {"run": r.run, **{n: float(v) for n, v in zip(names, r.band_judged, strict=True)}}
+        low, median = r.judged_to_range()
+        row.update({"judged_to_min": low, "judged_to_median": median,
                     "looks_pooled": r.looks_pooled(pool_depth), "unjudged": r.unjudged,
                     "unique_unjudged": r.unique})
         rows.append(row)

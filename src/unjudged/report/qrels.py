@@ -132,7 +132,7 @@ def _aligned(header: list[str], body: list[list[str]], spans: Sequence[tuple[int
     body = [[terminal_text(v) for v in row] for row in body]
     titles = [terminal_text(t) for t in titles]
     widths = [max(len(row[c]) for row in [header] + body) for c in range(len(header))]
-    for (start, end), title in zip(spans, titles, strict=False):
+    for (start, end), title in zip(spans, titles, strict=True):
         short = len(title) - (sum(widths[start:end]) + 2 * (end - start - 1))
         if short > 0:  # a long file name widens its block's first column
             widths[start] += short
@@ -140,13 +140,13 @@ def _aligned(header: list[str], body: list[list[str]], spans: Sequence[tuple[int
 
     def line(row: list[str]) -> str:
         cells = [v.ljust(w) if c < left else v.rjust(w)
-                 for c, (v, w) in enumerate(zip(row, widths, strict=False))]
+                 for c, (v, w) in enumerate(zip(row, widths, strict=True))]
         return gap.join(cells).rstrip() + "\n"
 
     top = ""
     if titles:
         parts = [" " * widths[0]]
-        for (start, end), title in zip(spans, titles, strict=False):
+        for (start, end), title in zip(spans, titles, strict=True):
             parts.append(title.ljust(sum(widths[start:end]) + len(gap) * (end - start - 1)))
         top = gap.join(parts).rstrip() + "\n"
     return top + line(header) + "".join(line(row) for row in body)

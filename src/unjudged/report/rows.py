@@ -110,7 +110,7 @@ def render_rows(rows: Iterable[dict[str, Any]], columns: list[str], fmt: str = "
 
     def line(row: list[str]) -> str:
         return "  ".join(v.ljust(w) if i < lead else v.rjust(w)
-                         for i, (v, w) in enumerate(zip(row, widths, strict=False))).rstrip() + "\n"
+                         for i, (v, w) in enumerate(zip(row, widths, strict=True))).rstrip() + "\n"
 
     head = f"{title}\n" if title else ""
     return head + line(columns) + "".join(line(x) for x in body)

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from unjudged.report._mpl import pyplot, save_figure
 
 _STATS = (("tau", "Kendall's tau"), ("rho", "Pearson's rho"), ("rmse", "RMS error"))
@@ -28,7 +26,7 @@ def plot_sampling(rows: list[dict[str, Any]], path: str, runs: str = "all") -> s
     fig, axes = plt.subplots(len(targets), len(_STATS), squeeze=False,
                              figsize=(4.2 * len(_STATS), 3.2 * len(targets) + 0.4))
     for (estimator, kind) in dict.fromkeys((r["estimator"], r["judgments"]) for r in rows):
-        series = {}
+        series: dict[float, dict[str, Any]] = {}
         for r in rows:  # one point per level: a twin of equal size repeats the same sample
             if (r["estimator"], r["judgments"]) == (estimator, kind):
                 series.setdefault(round(100 * r["judged"], 1), r)
@@ -56,39 +54,30 @@ def plot_sampling(rows: list[dict[str, Any]], path: str, runs: str = "all") -> s
     return path
 
 
-def plot_scatter(sweep, path: str, estimator: int = 0, trial: int = 0) -> str:
-    """Figure 1-2 style: per design, each run's mean estimate (trial `trial`, the design's own
-    judgments) against its actual mean, with its interval; dots for the runs that built the
-    pool, pluses for the others; RMSE, tau and rho in the title."""
-    from unjudged.experiments.sampling_stats import accuracy
-    from unjudged.inference.infer import z_value
-
+def plot_scatter(panels: list[dict[str, Any]], path: str) -> str:
+    """Figure 1-2 style: per design, each run's mean estimate against its actual mean, with its
+    interval; dots for the runs that built the pool, pluses for the others; RMSE, tau and rho in
+    the title. `panels` are unjudged.experiments.sampling_stats.scatter_panels'."""
     plt = pyplot()
-    sets = [(d, label) for d, label in sweep.samples if label == sweep.designs[d].kind]
-    cols = min(3, len(sets))
-    nrows = -(-len(sets) // cols)
+    cols = min(3, len(panels))
+    nrows = -(-len(panels) // cols)
     fig, axes = plt.subplots(nrows, cols, squeeze=False, figsize=(4.0 * cols, 4.0 * nrows))
-    truth = sweep.truth[:, estimator]
-    z = z_value(sweep.level)
-    for ax, (d, label) in zip(axes.ravel(), sets, strict=False):
-        est = sweep.estimate[(d, label)][trial, :, estimator]
-        half = z * sweep.sd[(d, label)][trial, :, estimator]
-        half = np.where(np.isfinite(half), half, 0.0)
-        for mask, marker, name in ((sweep.contributing, "o", "contributing"),
-                                   (~sweep.contributing, "+", "other")):
+    # the grid (rows x 3) can have more axes than panels: the spare ones stay empty
+    for ax, p in zip(axes.ravel(), panels, strict=False):
+        truth, est, half, pooled = p["truth"], p["estimate"], p["half"], p["contributing"]
+        for mask, marker, name in ((pooled, "o", "contributing"), (~pooled, "+", "other")):
             if mask.any():
                 ax.errorbar(truth[mask], est[mask], yerr=half[mask], fmt=marker, markersize=4,
                             elinewidth=0.6, capsize=0, color="C0" if marker == "o" else "C3",
                             label=f"{name} runs")
         lo, hi = min(truth.min(), est.min()), max(truth.max(), est.max())
         ax.plot([lo, hi], [lo, hi], "k--", linewidth=0.8)
-        rmse, tau, rho = accuracy(est[None, :], truth)[0]
-        ax.set_title(f"{sweep.designs[d].text} ({100 * sweep.judged[d]:.1f}% judged)\n"
-                     f"RMSE {rmse:.4f}, tau {tau:.3f}, rho {rho:.3f}", fontsize=9)
-        ax.set_xlabel(f"actual {sweep.targets[estimator].name}", fontsize=9)
-        ax.set_ylabel(f"{sweep.estimators[estimator].name} (trial {trial})", fontsize=9)
+        ax.set_title(f"{p['design']} ({100 * p['judged']:.1f}% judged)\n"
+                     f"RMSE {p['rmse']:.4f}, tau {p['tau']:.3f}, rho {p['rho']:.3f}", fontsize=9)
+        ax.set_xlabel(f"actual {p['target']}", fontsize=9)
+        ax.set_ylabel(f"{p['estimator']} (trial {p['trial']})", fontsize=9)
         ax.legend(fontsize=7, loc="upper left")
-    for ax in axes.ravel()[len(sets):]:
+    for ax in axes.ravel()[len(panels):]:
         ax.set_visible(False)
     fig.tight_layout()
     save_figure(fig, path, dpi=80)

@@ -20,7 +20,7 @@ def _rows(results: Results, per_topic: bool, safe=str):
                 topic = safe(topic)
                 for m, measure in enumerate(r.measures):
                     yield run, topic, names[m], float(r.values[t, m]), measure.spec.integer
-        for m, (measure, value) in enumerate(zip(r.measures, r.summary, strict=False)):
+        for m, (measure, value) in enumerate(zip(r.measures, r.summary, strict=True)):
             yield run, "all", names[m], float(value), measure.spec.integer
 
 
@@ -60,9 +60,10 @@ def _table(results: Results, per_topic: bool) -> str:
         run = safe(r.run)
         if per_topic:
             for t, topic in enumerate(r.topics):
-                body.append([run, safe(topic)] + [_num(v, i) for v, i in zip(r.values[t], ints, strict=False)])
+                body.append([run, safe(topic)]
+                            + [_num(v, i) for v, i in zip(r.values[t], ints, strict=True)])
         body.append([run] + (["all"] if per_topic else []) +
-                    [_num(v, i) for v, i in zip(r.summary, ints, strict=False)])
+                    [_num(v, i) for v, i in zip(r.summary, ints, strict=True)])
     widths = [max(len(row[c]) for row in [header] + body) for c in range(len(header))]
     lead = 2 if per_topic else 1
 

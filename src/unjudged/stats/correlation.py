@@ -26,9 +26,12 @@ the floats as they are; 4 sees the ties of trec_eval's printed output.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from unjudged.errors import InvalidOptionError
 
 DECIMALS = 10
 
@@ -41,8 +44,8 @@ def _snap(v, decimals: int | None) -> np.ndarray:
 def _pair(x, y, decimals: int | None) -> tuple[np.ndarray, np.ndarray]:
     x, y = _snap(x, decimals), _snap(y, decimals)
     if x.ndim != 1 or x.shape != y.shape:
-        raise ValueError(f"expected two equally long 1-D score arrays, got shapes {x.shape} "
-                         f"and {y.shape}")
+        raise InvalidOptionError("expected two equally long 1-D score arrays, got shapes "
+                                 f"{x.shape} and {y.shape}")
     return x, y
 
 
@@ -74,7 +77,7 @@ def kendall_tau(x, y, variant: str = "b", decimals: int | None = DECIMALS) -> fl
         net = np.triu(_signs(x) * _signs(y), 1).sum()
         return float(net / (n * (n - 1) / 2))
     if variant != "b":
-        raise ValueError(f"variant: expected 'a' or 'b', got {variant!r}")
+        raise InvalidOptionError(f"variant: expected 'a' or 'b', got {variant!r}")
     from scipy.stats import kendalltau
 
     with warnings.catch_warnings():  # constant input: scipy warns and returns nan; nan it is
@@ -142,7 +145,8 @@ def tau_ap(x, y, decimals: int | None = DECIMALS) -> float:
     return float(expected.sum() / (n - 1))
 
 
-STATISTICS = {"kendall_tau": kendall_tau, "tau_ap": tau_ap, "spearman_rho": spearman_rho}
+STATISTICS: dict[str, Callable[..., float]] = {"kendall_tau": kendall_tau, "tau_ap": tau_ap,
+                                               "spearman_rho": spearman_rho}
 
 
 def correlations(x, y, decimals: int | None = DECIMALS) -> dict[str, np.ndarray]:
@@ -161,8 +165,8 @@ def correlations(x, y, decimals: int | None = DECIMALS) -> dict[str, np.ndarray]
     if x.ndim == 1:
         x, y = x[:, None], y[:, None]
     if x.shape != y.shape or x.ndim != 2:
-        raise ValueError(f"expected two (systems x measures) arrays of one shape, got {x.shape} "
-                         f"and {y.shape}")
+        raise InvalidOptionError("expected two (systems x measures) arrays of one shape, got "
+                                 f"{x.shape} and {y.shape}")
     cols = range(x.shape[1])
     out = {name: np.array([fn(x[:, m], y[:, m], decimals=decimals) for m in cols])
            for name, fn in STATISTICS.items()}

@@ -17,16 +17,23 @@ Conventions shared by every test (scipy returns nan for some of them):
 from __future__ import annotations
 
 import warnings
+from typing import Literal, get_args
 
 import numpy as np
 
-ALTERNATIVES = ("two-sided", "greater", "less")
+from unjudged.errors import InvalidOptionError
+
+#: which differences count as evidence: both signs, mean(a - b) > 0, or < 0
+Alternative = Literal["two-sided", "greater", "less"]
+#: the Wilcoxon test's zero differences: dropped (wilcox), ranked then dropped (pratt), or split
+ZeroMethod = Literal["wilcox", "pratt", "zsplit"]
+ALTERNATIVES: tuple[Alternative, ...] = get_args(Alternative)
 
 
 def check_alternative(alternative: str) -> None:
     if alternative not in ALTERNATIVES:
-        raise ValueError(f"alternative: expected one of {', '.join(ALTERNATIVES)}, "
-                         f"got {alternative!r}")
+        raise InvalidOptionError(f"alternative: expected one of {', '.join(ALTERNATIVES)}, "
+                                 f"got {alternative!r}")
 
 
 def mean_sd(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -52,7 +59,7 @@ def effect_size(d: np.ndarray) -> np.ndarray:
     return _ratio(m, s)
 
 
-def p_from_t(t: np.ndarray, df: float, alternative: str) -> np.ndarray:
+def p_from_t(t: np.ndarray, df: float, alternative: Alternative) -> np.ndarray:
     """p-values of Student's t statistics with `df` degrees of freedom."""
     from scipy.stats import t as student
 
@@ -63,7 +70,7 @@ def p_from_t(t: np.ndarray, df: float, alternative: str) -> np.ndarray:
     return np.minimum(1.0, 2.0 * student.sf(np.abs(t), df))
 
 
-def t_interval(d: np.ndarray, confidence: float, alternative: str = "two-sided"
+def t_interval(d: np.ndarray, confidence: float, alternative: Alternative = "two-sided"
                ) -> tuple[np.ndarray, np.ndarray]:
     """Student-t confidence interval of each row's mean difference (one-sided for one-sided
     alternatives, as scipy's TtestResult.confidence_interval)."""
@@ -81,7 +88,7 @@ def t_interval(d: np.ndarray, confidence: float, alternative: str = "two-sided"
     return np.full_like(m, -np.inf), m + r
 
 
-def t_rows(d: np.ndarray, alternative: str = "two-sided") -> tuple[np.ndarray, np.ndarray]:
+def t_rows(d: np.ndarray, alternative: Alternative = "two-sided") -> tuple[np.ndarray, np.ndarray]:
     """Paired t-test per row: (t, p), equal to scipy.stats.ttest_rel on each pair.
 
     Example:
@@ -95,7 +102,8 @@ def t_rows(d: np.ndarray, alternative: str = "two-sided") -> tuple[np.ndarray, n
     return t, p_from_t(t, n - 1, alternative)
 
 
-def sign_rows(d: np.ndarray, alternative: str = "two-sided") -> tuple[np.ndarray, np.ndarray]:
+def sign_rows(d: np.ndarray, alternative: Alternative = "two-sided"
+              ) -> tuple[np.ndarray, np.ndarray]:
     """Sign test per row: (number of positive differences, exact binomial p-value).
 
     Zero differences are dropped (the classical sign test); the two-sided p-value is twice the
@@ -119,7 +127,8 @@ def sign_rows(d: np.ndarray, alternative: str = "two-sided") -> tuple[np.ndarray
     return k, np.where(n == 0, 1.0, p)
 
 
-def wilcoxon_rows(d: np.ndarray, alternative: str = "two-sided", zero_method: str = "wilcox"
+def wilcoxon_rows(d: np.ndarray, alternative: Alternative = "two-sided",
+                  zero_method: ZeroMethod = "wilcox"
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Wilcoxon signed-rank test per row, equal to scipy.stats.wilcoxon on each pair.
 
@@ -148,13 +157,16 @@ def wilcoxon_rows(d: np.ndarray, alternative: str = "two-sided", zero_method: st
     method = np.where(irregular, 2 if n <= 13 else 1, 0 if n <= 50 else 1)
     stat = np.zeros(d.shape[0])
     p = np.ones(d.shape[0])
-    for code, how in enumerate(("exact", "asymptotic", "asymptotic")):
+    hows: tuple[Literal["exact", "asymptotic"], ...] = ("exact", "asymptotic", "asymptotic")
+    for code, how in enumerate(hows):
         rows = (method == code) & ~zero
         if rows.any():
             with warnings.catch_warnings():  # few non-zero differences: scipy warns; p stands
                 warnings.simplefilter("ignore")
+                # scipy-stubs 1.17.1.5 list 'approx', which scipy 1.17 refuses: it takes
+                # 'asymptotic'
                 res = wilcoxon(d[rows], axis=-1, zero_method=zero_method,
-                               alternative=alternative, method=how)
+                               alternative=alternative, method=how)  # type: ignore[arg-type]
             stat[rows], p[rows] = res.statistic, res.pvalue
             if code == 2:  # scipy's PermutationMethod, computed as one matrix product
                 p[rows] = signed_rank_flips(d[rows], alternative, zero_method)

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from unjudged.errors import InvalidOptionError
 from unjudged.stats import paired as st
 from unjudged.stats import resampling as rs
+from unjudged.stats.paired import ZeroMethod
 from unjudged.stats.tukey import tukey_pairs
 
 METHODS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap", "t-bonferroni", "t-holm",
@@ -40,16 +42,16 @@ class PairResult:
 def _scores(scores) -> np.ndarray:
     s = np.asarray(scores, dtype=np.float64)
     if s.ndim != 2:
-        raise ValueError(f"expected a (runs, topics) score array, got shape {s.shape}")
+        raise InvalidOptionError(f"expected a (runs, topics) score array, got shape {s.shape}")
     if s.shape[1] < 2:
-        raise ValueError("pairwise tests need at least two topics")
+        raise InvalidOptionError("pairwise tests need at least two topics")
     if not np.isfinite(s).all():
-        raise ValueError("scores must be finite")
+        raise InvalidOptionError("scores must be finite")
     return s
 
 
 def pair_arrays(scores, method: str = "t", alpha: float = 0.05, seed: int = 0, *,
-                n_resamples: int = 10_000, zero_method: str = "wilcox") -> dict:
+                n_resamples: int = 10_000, zero_method: ZeroMethod = "wilcox") -> dict:
     """Column arrays over all pairs: i, j, mean_diff, p_value, significant, ci_low, ci_high,
     effect_size (plus "runs", the number of runs).
 
@@ -59,9 +61,9 @@ def pair_arrays(scores, method: str = "t", alpha: float = 0.05, seed: int = 0, *
         ([0, 0, 1], [1, 2, 2], [True, False, True])
     """
     if method not in METHODS:
-        raise ValueError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+        raise InvalidOptionError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
     if not 0 < alpha < 1:
-        raise ValueError(f"alpha: expected a value in (0, 1), got {alpha}")
+        raise InvalidOptionError(f"alpha: expected a value in (0, 1), got {alpha}")
     s = _scores(scores)
     k, n = s.shape
     i, j = np.triu_indices(k, 1)

@@ -13,7 +13,12 @@ in chunks of CHUNK_CELLS // resamples rows.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:  # annotations only: paired imports this module (signed_rank_flips)
+    from unjudged.stats.paired import Alternative, ZeroMethod
 
 CHUNK_CELLS = 1 << 20  # float64 cells per (pairs, resamples) temporary: 8 MiB
 _TOL = 1e-12  # resampled statistics this close to the observed one count as "as extreme"
@@ -43,7 +48,8 @@ def _chunks(m: int, n_resamples: int):
         yield slice(a, min(a + step, m))
 
 
-def _count_extreme(resampled: np.ndarray, observed: np.ndarray, alternative: str) -> np.ndarray:
+def _count_extreme(resampled: np.ndarray, observed: np.ndarray, alternative: Alternative
+                   ) -> np.ndarray:
     """How many resampled statistics per row are at least as extreme as the observed one."""
     obs = observed[:, None]
     scale = np.abs(obs)  # inf for constant non-zero differences: nothing is as extreme
@@ -57,8 +63,9 @@ def _count_extreme(resampled: np.ndarray, observed: np.ndarray, alternative: str
     return hit.sum(axis=1)
 
 
-def randomisation_rows(d: np.ndarray, alternative: str = "two-sided", n_resamples: int = 10_000,
-                       seed: int = 0) -> tuple[np.ndarray, np.ndarray, bool]:
+def randomisation_rows(d: np.ndarray, alternative: Alternative = "two-sided",
+                       n_resamples: int = 10_000, seed: int = 0
+                       ) -> tuple[np.ndarray, np.ndarray, bool]:
     """Fisher's randomisation test of the mean difference per row: (mean, p, exact).
 
     Under the null hypothesis each topic's difference is as likely negative as positive, so
@@ -83,8 +90,8 @@ def randomisation_rows(d: np.ndarray, alternative: str = "two-sided", n_resample
     return observed, (count + 1) / (len(flips) + 1), False
 
 
-def signed_rank_flips(d: np.ndarray, alternative: str = "two-sided",
-                      zero_method: str = "wilcox") -> np.ndarray:
+def signed_rank_flips(d: np.ndarray, alternative: Alternative = "two-sided",
+                      zero_method: ZeroMethod = "wilcox") -> np.ndarray:
     """Exact sign-flip p-values of Wilcoxon's signed-rank sum W+ per row (small n with ties
     or zeros, where scipy.stats.wilcoxon permutes; this is the same enumeration of all 2^n
     flips as one matrix product instead of a Python-level permutation test per pair).
@@ -131,8 +138,8 @@ def bootstrap_design(n: int, n_resamples: int, seed: int) -> np.ndarray:
     return np.bincount(flat, minlength=n_resamples * n).reshape(n_resamples, n).astype(np.float64)
 
 
-def bootstrap_rows(d: np.ndarray, alternative: str = "two-sided", n_resamples: int = 10_000,
-                   seed: int = 0, confidence: float = 0.95
+def bootstrap_rows(d: np.ndarray, alternative: Alternative = "two-sided",
+                   n_resamples: int = 10_000, seed: int = 0, confidence: float = 0.95
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Paired bootstrap test per row: (t, p, ci_low, ci_high).
 
@@ -181,7 +188,7 @@ def _studentise(shift: np.ndarray, var: np.ndarray, n: int, tol: float) -> np.nd
     return np.where(zero & (se == 0), 0.0, t)
 
 
-def _quantiles(confidence: float, alternative: str) -> list[float]:
+def _quantiles(confidence: float, alternative: Alternative) -> list[float]:
     if alternative == "greater":
         return [1.0 - confidence, 1.0]
     if alternative == "less":

@@ -10,8 +10,8 @@ deviation of the differences), not only a p-value.
 | ``t`` | paired Student t (scipy.stats.ttest_rel) | Student t |
 | ``wilcoxon`` | signed-rank (scipy.stats.wilcoxon; zeros dropped, "wilcox") | Student t |
 | ``sign`` | exact binomial on the signs (scipy.stats.binomtest; zeros dropped) | Student t |
-| ``randomisation`` | Fisher's sign-flip permutation test, exact when 2^n <= n_resamples | Student t |
-| ``bootstrap`` | studentised paired bootstrap, shift method (Efron & Tibshirani; Sakai) | percentile |
+| ``randomisation`` | Fisher's sign-flip permutation, exact when 2^n <= n_resamples | Student t |
+| ``bootstrap`` | studentised paired bootstrap, shifted (Efron & Tibshirani; Sakai) | percentile |
 
 `pairwise_tests` adds the multiple-comparison procedures ``t-bonferroni``, ``t-holm``
 (statsmodels multipletests over all pairs), ``anova-bonferroni``/``anova-holm`` (the same
@@ -26,8 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from unjudged.errors import InvalidOptionError
 from unjudged.stats import paired as st
 from unjudged.stats import resampling as rs
+from unjudged.stats.paired import Alternative, ZeroMethod
 from unjudged.stats.pairs import METHODS, PairResult, pair_arrays
 
 TESTS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap")
@@ -54,7 +56,7 @@ class PairedTest:
     ci_high: float
     effect_size: float
     n: int
-    alternative: str = "two-sided"
+    alternative: Alternative = "two-sided"
     confidence: float = 0.95
     ci_method: str = "t"
     effect_measure: str = "d_z"
@@ -64,18 +66,18 @@ def _paired(a, b) -> np.ndarray:
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.ndim != 1 or a.shape != b.shape:
-        raise ValueError(f"expected two equally long 1-D score arrays, got shapes {a.shape} "
-                         f"and {b.shape}")
+        raise InvalidOptionError("expected two equally long 1-D score arrays, got shapes "
+                                 f"{a.shape} and {b.shape}")
     if len(a) < 2:
-        raise ValueError("a paired test needs at least two topics")
+        raise InvalidOptionError("a paired test needs at least two topics")
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
-        raise ValueError("scores must be finite")
+        raise InvalidOptionError("scores must be finite")
     return a - b
 
 
-def paired_test(a, b, test: str = "t", *, alternative: str = "two-sided",
+def paired_test(a, b, test: str = "t", *, alternative: Alternative = "two-sided",
                 n_resamples: int = 10_000, seed: int = 0, confidence: float = 0.95,
-                zero_method: str = "wilcox") -> PairedTest:
+                zero_method: ZeroMethod = "wilcox") -> PairedTest:
     """Test whether runs a and b differ, given their scores on the same topics.
 
     `alternative` "greater" tests mean(a - b) > 0. `n_resamples` and `seed` drive the
@@ -117,7 +119,7 @@ def paired_test(a, b, test: str = "t", *, alternative: str = "two-sided",
         t, pb, lo, hi = rs.bootstrap_rows(rows, alternative, n_resamples, seed, confidence)
         stat, p, ci = float(t[0]), float(pb[0]), "percentile bootstrap"
     else:
-        raise ValueError(f"test: expected one of {', '.join(TESTS)}, got {test!r}")
+        raise InvalidOptionError(f"test: expected one of {', '.join(TESTS)}, got {test!r}")
     return PairedTest(test, stat, float(p), float(d.mean()), float(lo[0]), float(hi[0]),
                       float(st.effect_size(rows)[0]), len(d), alternative, confidence, ci)
 
@@ -158,7 +160,8 @@ def anova_rm(scores) -> tuple[float, float]:
 
 
 def pairwise_tests(scores, names, method: str = "t", alpha: float = 0.05, seed: int = 0, *,
-                   n_resamples: int = 10_000, zero_method: str = "wilcox") -> list[PairResult]:
+                   n_resamples: int = 10_000, zero_method: ZeroMethod = "wilcox"
+                   ) -> list[PairResult]:
     """Test every unordered pair of runs (i < j, in row order) on their per-topic scores.
 
     `scores` is (runs, topics); `method` one of METHODS. p-values are adjusted where the
@@ -175,12 +178,12 @@ def pairwise_tests(scores, names, method: str = "t", alpha: float = 0.05, seed: 
     arr = pair_arrays(scores, method, alpha, seed, n_resamples=n_resamples,
                       zero_method=zero_method)
     if len(names) != arr["runs"]:
-        raise ValueError(f"expected {arr['runs']} run names, got {len(names)}")
+        raise InvalidOptionError(f"expected {arr['runs']} run names, got {len(names)}")
     return [PairResult(names[i], names[j], md, p, bool(s), lo, hi, es)
             for i, j, md, p, s, lo, hi, es in zip(
                 arr["i"].tolist(), arr["j"].tolist(), arr["mean_diff"].tolist(),
                 arr["p_value"].tolist(), arr["significant"].tolist(), arr["ci_low"].tolist(),
-                arr["ci_high"].tolist(), arr["effect_size"].tolist(), strict=False)]
+                arr["ci_high"].tolist(), arr["effect_size"].tolist(), strict=True)]
 
 
 def significance_matrix(scores, method: str = "t", alpha: float = 0.05, seed: int = 0,

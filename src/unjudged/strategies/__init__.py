@@ -1,2 +1,7 @@
-"""Strategies for unjudged documents: deterministic fills (nonrel, condensed, upper, guaranteed
-bounds) and bootstrapped score distributions."""
+"""Strategies for unjudged documents: what an unjudged document counts as when a run is scored.
+
+One module per strategy in `builtin` (nonrel, condensed, upper, bootstrap, guaranteed), each a
+class of `base`; `registry.STRATEGIES` finds them. The deterministic kernels they share are in
+`fill`, the bootstrap's sampling in `bootstrap` (its priors in `priors`), and the summaries of
+samples in `summaries`.
+"""

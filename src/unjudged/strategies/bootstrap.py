@@ -24,8 +24,9 @@ import numpy as np
 
 from unjudged.data.judged import Judged
 from unjudged.strategies.fill import available, max_grade, pool_counts, ranking_counts, unknown
+from unjudged.strategies.priors import PRIORS, check_prior
 
-PRIORS = ("pool", "run", "pool+run")
+__all__ = ["PRIORS", "batches", "check_prior", "fill", "priors", "sample", "stream"]
 _CELLS = 1 << 22  # sampled grade cells per batch (b x topics x depth), bounds memory
 
 
@@ -34,11 +35,6 @@ def stream(seed: int, run: str, topic: str) -> np.random.Generator:
     ident = [int.from_bytes(hashlib.blake2b(s.encode("utf-8"), digest_size=8).digest(), "little")
              for s in (run, topic)]
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=ident)))
-
-
-def check_prior(prior: str) -> None:
-    if prior not in PRIORS:
-        raise ValueError(f"prior must be one of {', '.join(PRIORS)}, not {prior!r}")
 
 
 def priors(judged: Judged, prior: str, levels: int) -> np.ndarray:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from unjudged.errors import InvalidOptionError
+
 STATS = ("mean", "mode", "std", "p5", "p25", "p50", "p75", "p90", "p95")
 _PERCENTILES = (5, 25, 50, 75, 90, 95)
 _DECIMALS = 12  # values equal to 12 decimals are one value for the mode (float noise)
@@ -53,7 +55,7 @@ def parse_point(point: str) -> str | float:
             q = -1.0
         if 0.0 <= q <= 1.0:
             return q
-    raise ValueError(f"point must be mean, mode, median or q<level> such as q0.75, "
+    raise InvalidOptionError(f"point must be mean, mode, median or q<level> such as q0.75, "
                      f"not {point!r}")
 
 

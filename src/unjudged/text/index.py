@@ -114,8 +114,9 @@ def corpus_index(path: str | os.PathLike[str], fmt: str | None = None,
     key = f"{stat.st_size};{stat.st_mtime_ns};{options}"
     target = _cache_path(path, options, cache_dir) if cache else None
     # an unwritable corpus folder sends the cache to the user's cache folder: look there too
-    places = [target] + ([_user_cache(path, options)] if cache_dir is None else [])
-    for place in places if target is not None else ():
+    places = [] if target is None else \
+        [target] + ([_user_cache(path, options)] if cache_dir is None else [])
+    for place in places:
         loaded = _load(place, key)
         if loaded is not None:
             return loaded

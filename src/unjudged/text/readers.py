@@ -124,7 +124,8 @@ def read_ir_datasets(dataset: Any) -> tuple[list[str], list[str]]:
     texts: list[str] = []
     for doc in dataset.docs_iter():
         # every string field but the id is text: title + body keeps what a reader sees
-        parts = [v for k, v in zip(doc._fields, doc, strict=False) if k != "doc_id" and isinstance(v, str)]
+        parts = [v for k, v in zip(doc._fields, doc, strict=True)
+                 if k != "doc_id" and isinstance(v, str)]
         docnos.append(doc.doc_id)
         texts.append(" ".join(parts))
     _unique(docnos, "ir_datasets")
@@ -188,7 +189,7 @@ def _smart(data: bytes, path: str, fields: tuple[str, ...]) -> tuple[list[str], 
         raise FormatError(path, 1, "expected `.I id` records (SMART layout)")
     wanted = {f.encode() for f in fields}
     docnos, texts = [], []
-    for m, nxt in zip(starts, starts[1:] + [None], strict=False):
+    for m, nxt in zip(starts, starts[1:] + [None], strict=True):
         body = data[m.end():nxt.start() if nxt is not None else len(data)]
         # split keeps the field letters: ['', 'T', text, 'W', text, ...]
         parts = _SMART_FIELD.split(body)
@@ -223,5 +224,8 @@ def _npl(data: bytes, path: str) -> tuple[list[str], list[str]]:
 def _unique(docnos: list[str], path: str) -> None:
     if len(set(docnos)) != len(docnos):
         seen: set[str] = set()
-        dup = next(d for d in docnos if d in seen or seen.add(d))
+        for dup in docnos:  # the first docno seen twice
+            if dup in seen:
+                break
+            seen.add(dup)
         raise InputError(path, f"docno {dup!r} occurs more than once; expected unique docnos")

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from unjudged.measures import parse_measure
+from unjudged.measures import Measure, parse_measure
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+#: what an output prints: a Measure, or a special ("special", key, params) computed by the caller
+Output = Measure | tuple[str, str, Any]
 
 
 @dataclass(frozen=True)
@@ -27,7 +31,7 @@ class Family:
     name: str
     kind: str
     default: tuple | str | None
-    build: Callable[[object, bool], list[tuple[str, object]]]
+    build: Callable[[Any, bool], list[tuple[Any, Output]]]
     per_query: bool = True
     summary: bool = True
     value: str = "float"  # "float", "int" or "str"

@@ -10,7 +10,7 @@ from unjudged.data.run import Run
 from unjudged.engine.results import aggregate
 from unjudged.errors import MeasureSpecError, UnjudgedError
 from unjudged.policies import Policies
-from unjudged.trec_eval._families import BY_NAME, FAMILIES, SETS, Family
+from unjudged.trec_eval._families import BY_NAME, FAMILIES, SETS, Family, Output
 
 
 def parse_requests(specs: list[str]) -> dict[str, tuple[object, bool]]:
@@ -57,9 +57,9 @@ def _params(fam: Family, text: str) -> object:
     raise ValueError(text)
 
 
-def _outputs(wanted: dict[str, tuple[object, bool]]) -> list[tuple[Family, str, object]]:
+def _outputs(wanted: dict[str, tuple[object, bool]]) -> list[tuple[Family, str, Output]]:
     """(family, output name, Measure or special) in trec_eval's printing order."""
-    out = []
+    out: list[tuple[Family, str, Output]] = []
     for fam in FAMILIES:
         if fam.name not in wanted:
             continue
@@ -74,7 +74,7 @@ def relstring(j: Judged, length: int) -> list[str]:
     lack, '.' for pooled-but-unjudged ones (negative grades)."""
     g = j.cut(length)
     out = []
-    for row, n in zip(g, np.minimum(j.length, length), strict=False):
+    for row, n in zip(g, np.minimum(j.length, length), strict=True):
         chars = ["." if v == UNJUDGED else "-" if v in (NONPOOL, PAD) else ">" if v > 9 else str(v)
                  for v in row[:n].tolist()]
         out.append("'" + "".join(chars) + "'")
@@ -86,8 +86,8 @@ def _line(name: str, topic: str, value: str, z: str = "") -> str:
     return f"{z}{name:<22}\t{topic}\t{value}\n"
 
 
-def _fmt(value: float, kind: str) -> str:
-    return str(int(round(value))) if kind == "int" else f"{value:.4f}"
+def _fmt(value: float | np.ndarray, kind: str) -> str:
+    return str(int(round(float(value)))) if kind == "int" else f"{value:.4f}"
 
 
 def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
@@ -100,7 +100,7 @@ def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
         raise UnjudgedError(f"{run.source}: no topic of the run is in the qrels")
     values: dict[str, np.ndarray] = {}
     strings: dict[str, list[str]] = {}
-    for fam, name, what in outputs:
+    for _fam, name, what in outputs:
         if isinstance(what, tuple):
             if what[1] == "relstring":
                 strings[name] = relstring(j, int(what[2] or 10))
@@ -116,7 +116,7 @@ def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
     text: list[str] = []
     if per_query:
         for t, topic in enumerate(j.topics):
-            for fam, name, what in outputs:
+            for fam, name, _what in outputs:
                 if not fam.per_query:
                     continue
                 if name in strings:
@@ -132,7 +132,7 @@ def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
                 text.append(_line(name, "all", run.name))
             elif isinstance(what, tuple) and what[1] == "num_q":
                 text.append(_line(name, "all", _fmt(len(j.topics), "float" if z else "int"), z))
-            elif name in values:
+            elif name in values and not isinstance(what, tuple):  # (values come from Measures)
                 how = what.spec.aggregate
                 kind = "float" if z else fam.value
                 text.append(_line(name, "all", _fmt(aggregate(values[name], how), kind), z))

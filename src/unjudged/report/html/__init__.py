@@ -14,6 +14,7 @@ import base64
 import html
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,8 +30,7 @@ class Page:
 
     html: str
     figures: dict[str, bytes] = field(default_factory=dict)
-    tables: dict[str, list[tuple[list[dict], list[tuple[str, str]]]]] = field(
-        default_factory=dict)
+    tables: dict[str, tuple[list[dict], list[tuple[str, str]]]] = field(default_factory=dict)
 
     #: figure file name -> the run it shows, where the file name is not simply the run's
     renamed: dict[str, str] = field(default_factory=dict)
@@ -49,12 +49,12 @@ class Page:
                                     for ext, text in T.text_tables(rows, columns).items()})
 
     @staticmethod
-    def _write(folder: str, files: dict[str, bytes | str]) -> list[str]:
+    def _write(folder: str, files: Mapping[str, bytes | str]) -> list[str]:
         """Every file checked before the first is written, each written whole."""
         paths = [os.path.join(folder, name) for name in files]
         make_folder(folder)
         check_targets(paths)
-        for path, data in zip(paths, files.values(), strict=False):
+        for path, data in zip(paths, files.values(), strict=True):
             write_file(path, data)
         return paths
 
@@ -92,7 +92,7 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
     from unjudged.report.html import figures as F
 
     measure_stems = dict(zip(data.measures, file_stems(data.measures, _HTML_UNSAFE,
-                                                       mark_changed=False), strict=False))
+                                                       mark_changed=False), strict=True))
     parts = []
     for m in data.measures:
         s = measure_stems[m]
@@ -100,7 +100,7 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
         parts.append(f"<h3>{html.escape(m)}</h3>"
                      + fig(f"leaderboard-{s}", F.leaderboard_figure(rows, m),
                            f"{m}: bounds and bootstrap intervals per run")
-                     + table(f"leaderboard-{s}", rows, T.LEADERBOARD, row_class="run",
+                     + table(f"leaderboard-{s}", rows, T.leaderboard_columns(), row_class="run",
                              mark="overlap"))
     leaderboard = "\n".join(parts)
     against = (f"each run against the baseline {html.escape(data.baseline)}"
@@ -113,10 +113,11 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
     if data.panels is not None:
         names = [r.run for r in data.panels.runs]
         stems = file_stems(names, _HTML_UNSAFE)
-        page.renamed = {f"topics-{s}.png": n for s, n in zip(stems, names, strict=False) if s != n}
+        page.renamed = {f"topics-{s}.png": n for s, n in zip(stems, names, strict=True) if s != n}
         panels = "\n".join(fig(f"topics-{s}", F.panel_figure(r, order, data.panels.point),
                                f"{r.run}: bootstrap per topic")
-                           for r, order, s in zip(data.panels.runs, data.panel_orders, stems, strict=False))
+                           for r, order, s in zip(data.panels.runs, data.panel_orders, stems,
+                                                  strict=True))
     collection = (fig("judgments", F.judgments_figure(data.judgments),
                       "relevant share per topic")
                   + "<details><summary>Judgments per topic</summary>"

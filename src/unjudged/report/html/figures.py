@@ -70,6 +70,7 @@ def panel_figure(r, order: list[int], point: str) -> bytes:
                              squeeze=False, sharex=True)
     bounded = r.measures[0].spec.bounded == (0.0, 1.0)
     bins = np.linspace(0, 1, 31) if bounded else 30
+    # the grid (rows x 8) can have more axes than topics: the spare ones stay empty
     for ax, t in zip(axes.ravel(), order, strict=False):
         ax.hist(r.samples[:, t, 0], bins=bins, color="0.75")
         for method, colour, style in _MARKS:

@@ -6,10 +6,13 @@ import html
 import math
 from typing import Any
 
-#: (key, heading) of each table, in display order. Keys are the unjudged.analysis.report_data row keys.
-LEADERBOARD = [("rank", "rank"), ("run", "run"), ("score", "score"), ("judged", "Judged@k"),
-               ("nonrel", "nonrel"), ("condensed", "condensed"), ("bootstrap", "bootstrap"),
-               ("upper", "upper"), ("p5", "p5"), ("p95", "p95"), ("overlap", "overlap")]
+#: (key, heading) of each table, in display order. Keys are the unjudged.analysis.report_data row
+#: keys.
+LEADERBOARD_LEAD = [("rank", "rank"), ("run", "run"), ("score", "score"), ("judged", "Judged@k")]
+LEADERBOARD_TAIL = [("p5", "p5"), ("p95", "p95"), ("overlap", "overlap")]
+#: the built-in strategies' places: the lower end, the estimates, the upper end; strategies
+#: added to the table follow them
+_SHOWN_FIRST = ("nonrel", "condensed", "bootstrap", "upper")
 PAIRS = [("run", "run"), ("baseline", "against"), ("diff", "score diff"), ("p", "p"),
          ("assessment", "A_p"), ("assessment_diff", "judged diff"),
          ("p_assessment", "p (judged)"), ("case", "case"), ("weak", "weak")]
@@ -18,6 +21,21 @@ TOPICS = [("topic", "topic"), ("unjudged_mean", "unjudged share (mean over runs)
 JUDGMENTS_LEAD = [("topic", "topic"), ("judged", "judged")]
 JUDGMENTS_TAIL = [("relevant", "relevant"), ("relevant_fraction", "relevant share"),
                   ("unjudged_negative", "negative grades"), ("warn", "> 1/3 relevant")]
+
+
+def leaderboard_columns() -> list[tuple[str, str]]:
+    """Columns of the leaderboard: rank, run, score, Judged@k, every comparable strategy of the
+    table, the bootstrap interval and whether it overlaps a neighbour's.
+
+    Example:
+        >>> [k for k, _ in leaderboard_columns()][4:8]
+        ['nonrel', 'condensed', 'bootstrap', 'upper']
+    """
+    from unjudged.analysis.report_data import leaderboard_strategies
+
+    fills, drawn = leaderboard_strategies()
+    shown = sorted(fills + drawn, key=lambda s: (_SHOWN_FIRST + (s,)).index(s))
+    return LEADERBOARD_LEAD + [(s, s) for s in shown] + LEADERBOARD_TAIL
 
 
 def judgment_columns(rows: list[dict[str, Any]]) -> list[tuple[str, str]]:
