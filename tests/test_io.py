@@ -108,3 +108,17 @@ def test_ties_fixed_in_place_when_scores_already_descend(tmp_path):
                  "1 Q0 e 5 0.5 t\n2 Q0 y 1 1.0 t\n2 Q0 z 2 1.0 t\n")
     assert read_run(p).docno.to_pylist() == ["b", "d", "c", "a", "e", "z", "y"]
     assert read_run(p, ties="docno").docno.to_pylist() == ["b", "a", "c", "d", "e", "y", "z"]
+
+
+def test_text_streams_read_like_byte_streams():
+    """A StringIO (or any text stream) is one input, read as UTF-8, like a BytesIO."""
+    import io
+
+    run, qrels = "1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n", "1 0 a 1\n1 0 b 0\n"
+    assert read_run(io.StringIO(run)).name == "t"
+    assert read_qrels(io.StringIO(qrels)).topics == read_qrels(io.BytesIO(qrels.encode())).topics
+    from_text = unjudged.evaluate(io.StringIO(run), io.StringIO(qrels), ["P@2", "AP"])
+    from_bytes = unjudged.evaluate(io.BytesIO(run.encode()), io.BytesIO(qrels.encode()),
+                                   ["P@2", "AP"])
+    assert from_text.equals(from_bytes)
+    assert from_text[from_text.topic == "all"].value.tolist() == [0.5, 1.0]

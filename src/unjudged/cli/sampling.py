@@ -80,11 +80,12 @@ def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, complete
 
 
 def _design(ctx, param, value):
+    from unjudged.errors import InvalidOptionError
     from unjudged.judgments.sampling import parse_design
 
     try:
         return [parse_design(v) for v in value] if param.multiple else parse_design(value)
-    except ValueError as exc:
+    except InvalidOptionError as exc:
         raise click.BadParameter(str(exc)) from None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -29,8 +30,9 @@ def _as_runs(runs: Any, ties: TieBreak, qrels: Qrels | None = None,
             run = read_run(source, name=str(name), ties=ties, qrels=qrels)
             out.append(run if run.name == str(name) else replace(run, name=str(name)))
     else:
-        if isinstance(runs, (Run, Mapping, str, bytes)) or type(runs).__name__ == "DataFrame" \
-                or hasattr(runs, "__fspath__"):
+        if isinstance(runs, (Run, Mapping, str, bytes, io.IOBase)) \
+                or type(runs).__name__ == "DataFrame" or hasattr(runs, "__fspath__"):
+            # one run (a stream is one file, not a list of sources)
             runs = [runs]
         out = read_runs(runs, ties=ties, qrels=qrels, names=names)
     if qrels is not None:

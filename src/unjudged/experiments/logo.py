@@ -156,7 +156,7 @@ def sweep_details(sweep: Sweep) -> list[dict[str, Any]]:
 def _best(truth, fraction: float) -> list[int]:
     """Indices of the best `fraction` of runs by their first measure, in input order."""
     if not 0 < fraction <= 1:
-        raise ValueError(f"top fraction {fraction} is not in (0, 1]")
+        raise InvalidOptionError(f"top fraction {fraction} is not in (0, 1]")
     first = np.array([r.summary[0] for r in truth.runs])
     n = max(1, math.ceil(fraction * first.size - 1e-9))
     order = np.argsort(-first, kind="stable")[:n]

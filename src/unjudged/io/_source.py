@@ -12,6 +12,7 @@ Lines end at LF, CRLF or a lone CR (a CR-only file reads as lines, never as one 
 from __future__ import annotations
 
 import bz2
+import io
 import lzma
 import os
 import stat
@@ -237,6 +238,11 @@ def open_input(source: Any) -> tuple[BinaryIO, bool, bool]:
 
     A path is opened once; whether Arrow may read it itself is decided on that descriptor."""
     name = display_name(source)
+    if isinstance(source, io.TextIOBase):
+        # a text stream: its bytes when it has them (an open file, stdin), else its text as
+        # UTF-8 (a StringIO is already in memory)
+        buffer = getattr(source, "buffer", None)
+        return (buffer if buffer is not None else io.BytesIO(source.read().encode())), False, False
     if not isinstance(source, (str, os.PathLike)):
         return source, False, False
     if str(source) == "-":

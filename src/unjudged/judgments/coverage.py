@@ -19,6 +19,7 @@ from unjudged.data._strings import arrow_of
 from unjudged.data.judged import PAD, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
+from unjudged.errors import InvalidOptionError
 from unjudged.judgments.pools import JudgingPool, build_pool
 from unjudged.policies import Policies
 
@@ -108,7 +109,7 @@ def coverage(runs: Iterable[Run], qrels: Qrels, bands: Sequence[tuple[int, int]]
     """
     bands = tuple((int(a), int(b)) for a, b in bands)
     if not bands or any(a < 1 or b < a for a, b in bands):
-        raise ValueError("rank bands must be ranges a-b with 1 <= a <= b")
+        raise InvalidOptionError("rank bands must be ranges a-b with 1 <= a <= b")
     depth = max(b for _, b in bands)
     runs = list(runs)
     pols = policies.but(judged_only=False, depth=None)

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from unjudged.data._strings import arrow_of, intern_topics, numpy_of, string_array
 from unjudged.data.qrels import Qrels, qrels_columns
-from unjudged.errors import IncompatibleInputsError, InputError
+from unjudged.errors import IncompatibleInputsError, InputError, InvalidOptionError
 from unjudged.io.qrels import build_qrels, read_qrels
 
 CONFLICT_RULES = ("error", "max", "min", "first", "last")
@@ -58,10 +58,10 @@ def merge_qrels(qrels_list: Sequence[Any], on_conflict: str = "error",
         {'1': {'d1': 2, 'd2': 0}}
     """
     if on_conflict not in CONFLICT_RULES:
-        raise ValueError(f"on_conflict must be one of {', '.join(CONFLICT_RULES)}")
+        raise InvalidOptionError(f"on_conflict must be one of {', '.join(CONFLICT_RULES)}")
     qs = [read_qrels(q) for q in qrels_list]
     if not qs:
-        raise ValueError("merge_qrels needs at least one qrels")
+        raise InvalidOptionError("merge_qrels needs at least one qrels")
     cols = [qrels_columns(q) for q in qs]
     qid = pa.concat_arrays([c[0] for c in cols])
     group = pa.concat_arrays([c[1].cast(pa.string()) for c in cols])

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from unjudged.data._strings import arrow_of, numpy_of
 from unjudged.data.qrels import MISSING, Qrels
 from unjudged.data.run import Run
-from unjudged.errors import IncompatibleInputsError, InputError
+from unjudged.errors import IncompatibleInputsError, InputError, InvalidOptionError
 
 
 @dataclass(eq=False)
@@ -102,7 +102,7 @@ def build_pool(runs: Iterable[Run], depth: int, *, from_rank: int = 1,
         (['d1', 'd2', 'd4'], [1, 2, 1], [1, 1])
     """
     if depth < 1 or from_rank < 1 or from_rank > depth:
-        raise ValueError(f"ranks {from_rank}..{depth} are empty; expected 1 <= J <= K")
+        raise InvalidOptionError(f"ranks {from_rank}..{depth} are empty; expected 1 <= J <= K")
     runs = _choose(list(runs), groups, runs_per_group, groups_source)
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
@@ -144,9 +144,9 @@ def _choose(runs: list[Run], groups: dict[str, str] | None, n: int | None,
     if n is None:
         return runs
     if groups is None:
-        raise ValueError("runs per group needs the groups of the runs")
+        raise InvalidOptionError("runs per group needs the groups of the runs")
     if n < 1:
-        raise ValueError("runs per group must be at least 1")
+        raise InvalidOptionError("runs per group must be at least 1")
     group_runs([r.name for r in runs], groups, source)  # every run has a group
     priority = {name: i for i, name in enumerate(groups)}
     taken: dict[str, int] = {}

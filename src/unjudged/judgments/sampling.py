@@ -29,6 +29,7 @@ import numpy as np
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.data.sampled import SampledQrels
+from unjudged.errors import InvalidOptionError
 
 #: best rank of a document that no run retrieved
 NEVER = np.iinfo(np.int64).max
@@ -78,20 +79,20 @@ def parse_design(text: str) -> Design:
     """
     m = _GRAMMAR.fullmatch(text.strip().replace(" ", ""))
     if m is None:
-        raise ValueError(f"{text!r} is not a design; expected {GRAMMAR} (e.g. uniform:0.2, "
+        raise InvalidOptionError(f"{text!r} is not a design; expected {GRAMMAR} (e.g. uniform:0.2, "
                          "depth:10+uniform, depth:10+strata:3,1.5,1)")
     depth = None if m["depth"] is None else int(m["depth"])
     weights = (1.0,) if m["uniform"] else tuple(float(w) for w in m["weights"].split(","))
     raw = m["rate"] or ""
     rate = float(raw.rstrip("%")) / (100 if raw.endswith("%") else 1) if raw else None
     if depth is not None and depth < 1:
-        raise ValueError(f"{text!r}: the depth must be at least 1")
+        raise InvalidOptionError(f"{text!r}: the depth must be at least 1")
     if any(w <= 0 for w in weights):
-        raise ValueError(f"{text!r}: stratum weights must be positive")
+        raise InvalidOptionError(f"{text!r}: stratum weights must be positive")
     if rate is not None and not 0 < rate <= 1:
-        raise ValueError(f"{text!r}: the sampled fraction must lie in (0, 1], not {raw}")
+        raise InvalidOptionError(f"{text!r}: the sampled fraction must lie in (0, 1], not {raw}")
     if rate is None and depth is None:
-        raise ValueError(f"{text!r}: without depth:K the sampled fraction P is needed "
+        raise InvalidOptionError(f"{text!r}: without depth:K the sampled fraction P is needed "
                          "(e.g. uniform:0.2)")
     canonical = ("" if depth is None else f"depth:{depth}+") + (
         "uniform" if len(weights) == 1 else "strata:" + ",".join(f"{w:g}" for w in weights))
@@ -151,7 +152,8 @@ def design_strata(qrels: Qrels, design: Design, best_rank: np.ndarray | None = N
     if not design.needs_runs:
         return np.zeros(k, dtype=np.int32)
     if best_rank is None or best_rank.shape != (k,):
-        raise ValueError(f"design {design.text} needs each document's best rank in the runs")
+        raise InvalidOptionError(f"design {design.text} needs each document's best rank in the "
+                                 "runs")
     topic = qrels.key_topic
     top = best_rank <= design.depth if design.depth is not None else np.zeros(k, bool)
     # rest documents of a topic in (best rank, docno) order; position -> stratum (document
@@ -252,7 +254,7 @@ def sample_qrels(qrels: Qrels, design: Design | str, runs: Sequence[Run] = (), *
     universe = judged_universe(qrels)
     if best_rank is None and design.needs_runs:
         if not runs:
-            raise ValueError(f"design {design.text} needs runs (the depth pool and strata)")
+            raise InvalidOptionError(f"design {design.text} needs runs (the depth pool and strata)")
         best_rank = best_ranks(universe, runs)
     strata = design_strata(universe, design, best_rank)
     n = len(design.strata)
@@ -277,7 +279,7 @@ def uniform_twin(qrels: Qrels, sampled: SampledQrels, *, seed: int = 0, trial: i
     """
     universe = judged_universe(qrels)
     if not np.array_equal(universe.keys, sampled.keys):
-        raise ValueError("the sampled qrels were not drawn from these qrels")
+        raise InvalidOptionError("the sampled qrels were not drawn from these qrels")
     n = np.bincount(sampled.key_topic[sampled.key_grades >= 0], minlength=len(sampled.topics))
     one = np.zeros(universe.keys.size, dtype=np.int32)
     pick = draw(universe, one, n[:, None], seed=seed, trial=trial, stream="random")

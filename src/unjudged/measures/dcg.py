@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from unjudged.errors import InvalidOptionError
 from unjudged.measures._common import discount, divide, take_at
 from unjudged.measures._spec import MeasureSpec, Param, register
 from unjudged.measures.precision import TREC
@@ -31,7 +32,7 @@ def gain_values(grades: np.ndarray, dcg: str = "log2", gains: str | None = None)
     if dcg == "exp-log2":
         g = np.exp2(g) - 1.0
     elif dcg != "log2":
-        raise ValueError(f"dcg must be 'log2' or 'exp-log2', not {dcg!r}")
+        raise InvalidOptionError(f"dcg must be 'log2' or 'exp-log2', not {dcg!r}")
     g[grades < 0] = 0.0
     return g
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from unjudged.data.sampled import SampledJudged, as_sampled, stratified_totals
+from unjudged.errors import InvalidOptionError
 from unjudged.measures._common import discount, divide, level, ranks
 from unjudged.measures._spec import MeasureSpec, Param, register
 from unjudged.measures.dcg import DCG, GAINS, gain_values
@@ -35,7 +36,7 @@ WEIGHTED = ("xinfAP", "infNDCG", "iP", "iNumRel", "iNumRelRet", "iIPrec")
 
 def _smoothing(smoothing: str) -> float:
     if smoothing not in ("sample_eval", "paper"):
-        raise ValueError(f"smoothing must be 'sample_eval' or 'paper', not {smoothing!r}")
+        raise InvalidOptionError(f"smoothing must be 'sample_eval' or 'paper', not {smoothing!r}")
     return (3.0 if smoothing == "sample_eval" else 2.0) * EPSILON
 
 

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from unjudged.errors import InvalidOptionError
+
 FORMATS = ("table", "tsv", "csv", "jsonl")
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
@@ -165,7 +167,7 @@ def write_table(rows: list[dict[str, Any]], path: str, decimals: int = 6) -> Non
     columns = list(rows[0]) if rows else []
     ending = os.path.splitext(path)[1]
     if ending not in TABLE_SUFFIXES:
-        raise ValueError(f"{path}: expected a name ending in {', '.join(TABLE_SUFFIXES)}")
+        raise InvalidOptionError(f"{path}: expected a name ending in {', '.join(TABLE_SUFFIXES)}")
     if ending == ".parquet":
         import pandas as pd
 
