@@ -38,6 +38,8 @@ def all_comparable() -> str:
 
 
 def methods_help() -> str:
-    """Each strategy's one line, for `estimate --help`."""
-    return "Comma-separated strategies to report: " + "; ".join(
-        f"{s.name}: {s.description}" for s in STRATEGIES) + "."
+    """Each strategy's one line and the default, for `estimate --help` (the default as click
+    shows a static one: the value itself is read from the table when the option is parsed)."""
+    return ("Comma-separated strategies to report: "
+            + "; ".join(f"{s.name}: {s.description}" for s in STRATEGIES)
+            + f".  [default: {all_methods()}]")

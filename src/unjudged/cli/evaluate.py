@@ -113,8 +113,7 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True)
 @MEASURES
-@click.option("--methods", default=all_methods, show_default=all_methods(),
-              help=methods_help())
+@click.option("--methods", default=all_methods, help=methods_help())
 @PRIOR
 @B
 @SEED

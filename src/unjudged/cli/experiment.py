@@ -36,9 +36,9 @@ def experiment_group() -> None:
 @click.option("-k", "--depth", type=click.IntRange(1), required=True,
               help="Depth of the pool the groups contributed to.")
 @MEASURES
-@click.option("--strategies", default=all_comparable, show_default=all_comparable(),
+@click.option("--strategies", default=all_comparable,
               help="Comma-separated strategies for unjudged documents (a random one as "
-              "NAME:PRIOR).")
+              f"NAME:PRIOR).  [default: {all_comparable()}]")
 @click.option("--top-fraction", type=click.FloatRange(0, 1, min_open=True), default=0.75,
               show_default=True, help="Score only this fraction of the runs, the best by the "
               "first measure on the full qrels (seed 000 keeps 75%).")
