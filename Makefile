@@ -2,11 +2,12 @@
 #   make demo   creates .venv, installs unjudged, evaluates the shipped TREC-COVID example
 #   make test   creates .venv, installs with test extras, runs the static checks and the suite
 #   make check  the static checks alone: ruff, mypy (config in pyproject.toml), import layers
+#   make docs   the documentation site (mkdocs.yml) into site/, warnings as errors
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo check test bench clean
+.PHONY: demo check test bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -30,6 +31,10 @@ test: check
 bench: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/run_bench.py --case all
+
+docs: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

@@ -68,7 +68,8 @@ def test_glob_and_output_file(tmp_path):
 
 def test_measures_catalogue():
     listing = CliRunner().invoke(main, ["measures"]).stdout
-    assert "nDCG(dcg='log2',gains=None)[@k]" in listing and "Judged[@k]" in listing
+    assert "nDCG(dcg='log2',gains=None,judged_only=False)[@k]" in listing
+    assert "Judged[@k]" in listing
     one = CliRunner().invoke(main, ["measures", "ndcg_cut_10"]).stdout
     assert one.startswith("nDCG   usage:") and "aliases: ndcg, ndcg_cut" in one
 
@@ -112,12 +113,14 @@ def test_policy_choices_in_help_come_from_the_policies():
         out = CliRunner().invoke(main, [*command, "--help"], terminal_width=100).output
         return next(line.strip() for line in out.splitlines() if line.strip().startswith(option))
 
-    assert TIE_BREAKS == ("trec_eval", "docno", "rank", "file")
+    assert TIE_BREAKS == ("trec_eval", "docno", "rank", "file", "sample_eval")
     for command in (["eval"], ["estimate"], ["infer"], ["matrix"], ["coverage"], ["sample"],
                     ["report"], ["compare-qrels"], ["experiment", "sampling"],
                     ["experiment", "leave-one-group-out"]):
-        assert option_line(command, "--ties").startswith("--ties [trec_eval|docno|rank|file]")
-    assert option_line(["pool"], "--ties").startswith("--ties [file|trec_eval|docno|rank]")
+        assert option_line(command, "--ties").startswith(
+            "--ties [trec_eval|docno|rank|file|sample_eval]")
+    assert option_line(["pool"], "--ties").startswith(
+        "--ties [file|trec_eval|docno|rank|sample_eval]")
     assert NEGATIVES == ("unjudged", "nonrel")
     assert option_line(["eval"], "--negative").startswith("--negative [unjudged|nonrel]")
     assert option_line(["eval"], "--names").startswith("--names [tag|file]")

@@ -7,13 +7,15 @@ import io
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import unjudged
 from shared_data import DATA, need
 from unjudged.cli import main
 from unjudged.data.diversity import Subtopics, judge_diversity
 from unjudged.data.judged import judge
-from unjudged.errors import FormatError, InputError
+from unjudged.errors import FormatError, InputError, MeasureSpecError
 from unjudged.io import read_run
 from unjudged.io.diversity import read_diversity_qrels, read_intents
 from unjudged.measures import parse_measures
@@ -34,7 +36,7 @@ IDEAL_DCG = 2 / 3 + (1 / 3) / L2(3) + (0.5 / 3) / L2(4)
 II_DCG5 = sum(0.5 ** i / L2(i + 2) for i in range(5))
 ERR5 = 1 / 3 + 0.5 / 3 + (1 / 3) / 5
 IDEAL_ERR = 2 / 3 + (1 / 3) / 2 + (0.5 / 3) / 3
-II_ERR = {k: sum(0.5 ** i / (i + 1) for i in range(k)) for k in (5, 10)}
+II_ERR = {k: sum(0.5 ** i / (i + 1) for i in range(k)) for k in (5, 10, 20)}
 NRBP_SUM = 1 / 3 + 0.5 * 0.25 + (1 / 3) * 0.5 ** 4
 HAND = {
     "alpha-DCG@5": DCG5 / II_DCG5,
@@ -192,3 +194,200 @@ def test_other_alpha_and_beta_agree_with_ndeval():
                   [n.replace("@", "(alpha=0.3)@") if "@" in n else f"{n}(alpha=0.3,beta=0.8)"
                    for n in names])
     assert list(got.values()) == pytest.approx([ref[n] for n in names], abs=1e-12)
+
+
+def test_s_recall_counts_only_weighted_subtopics():
+    # subtopics 1-4, intents only on 1: b, c, d cover 2, 3, 4 (weight 0). Before the fix the
+    # covered zero-weight subtopics were counted over the one positive-weight one: 3 / 1 = 3.0
+    q = read_diversity_qrels([("t", str(i), d, 1) for i, d in enumerate("abcd", 1)],
+                             intents={("t", "1"): 1.0})
+    run = {"t": {"b": 3.0, "c": 2.0, "d": 1.0}}
+    assert _values(run, q, ["S-recall@5"])["S-recall@5"] == 0.0
+    run["t"]["a"] = 0.5  # now the one weighted subtopic is covered: 1 / 1
+    assert _values(run, q, ["S-recall@5"])["S-recall@5"] == 1.0
+
+
+BOUNDED = ["alpha-DCG@5", "ERR-IA@5", "NRBP", "P-IA@5", "MAP-IA", "S-recall@5", "S-recall@2"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(weights=st.lists(st.floats(0, 10), min_size=3, max_size=3),
+       order=st.permutations(["a", "b", "c", "d", "x"]))
+def test_weighted_measures_stay_in_unit_range(weights, order):
+    # every intent weighting (zeros included) of the worked example's three subtopics, every
+    # order of its documents: the ideal-ideal normalised measures, P-IA, MAP-IA and S-recall
+    # stay in [0, 1] (the greedy-ideal ones, alpha-nDCG & co., are not bounded by 1 in general)
+    intents = {("t", str(i + 1)): w for i, w in enumerate(weights)}
+    q = read_diversity_qrels(QRELS, intents=intents)
+    run = {"t": {d: float(10 - i) for i, d in enumerate(order)}}
+    got = _values(run, q, BOUNDED)
+    assert all(-1e-12 <= v <= 1 + 1e-12 for v in got.values()), got
+
+
+# Graded toy for ERR-IA's paper form (seed 004's eq. 2): subtopic 1 has a (grade 1) and c (1),
+# subtopic 2 has a (3) and b (2); gmax = 3, so R = (2^g - 1) / 8: 1/8, 3/8, 7/8; p = 1/2 each.
+GRADED = [("t", "1", "a", 1), ("t", "2", "a", 3), ("t", "2", "b", 2), ("t", "1", "c", 1),
+          ("t", "1", "d", 0)]
+GRADED_RUN = {"t": {"b": 4.0, "d": 3.0, "a": 2.0, "x": 1.5, "c": 1.0}}
+# run b d a x c. Subtopic 1: a at 3 (nothing above), c at 5 after a: 1/8/3 + (1/8)(7/8)/5.
+# Subtopic 2: b at 1, a at 3 after b: 3/8 + (7/8)(5/8)/3.
+PAPER5 = 0.5 * (1 / 24 + 7 / 320) + 0.5 * (3 / 8 + 35 / 192)
+# greedy graded ideal: a (1/8 + 7/8), then c (1/8 * 7/8 = 7/64) beats b (3/8 * 1/8 = 3/64), b
+PAPER_IDEAL = 0.5 * (1 / 8 + 7 / 8) + 0.5 * (7 / 64) / 2 + 0.5 * (3 / 64) / 3
+# ndeval's form reads every grade as 1: gains (alpha 0.5, p 1/2) b 1/2, a 1/2 + 1/4 (its
+# subtopic 2 seen once), c 1/4; greedy ideal a (1), then b and c (1/4 each, c the larger
+# docno), then b.
+NDEVAL5 = 0.5 + 0.75 / 3 + 0.25 / 5
+NDEVAL_IDEAL = 1 + 0.25 / 2 + 0.25 / 3
+
+
+def test_err_ia_paper_form_hand_worked():
+    q = read_diversity_qrels(GRADED)
+    names = ["ERR-IA(form='paper')@5", "nERR-IA(form='paper')@5", "ERR-IA@5", "nERR-IA@5"]
+    got = _values(GRADED_RUN, q, names)
+    assert got == pytest.approx({names[0]: PAPER5, names[1]: PAPER5 / PAPER_IDEAL,
+                                 names[2]: NDEVAL5 / II_ERR[5],
+                                 names[3]: NDEVAL5 / NDEVAL_IDEAL}, abs=1e-12)
+    assert round(PAPER5, 6) == 0.310417
+    # condensed (-J drops x, keeps the judged d): c moves to rank 4
+    cond = _values(GRADED_RUN, q, names[:1], judged_only=True)[names[0]]
+    assert cond == pytest.approx(0.5 * (1 / 24 + 7 / 256) + 0.5 * (3 / 8 + 35 / 192), abs=1e-12)
+    # the grades follow the condensing through the condensed strategy too
+    j = judge_diversity(read_run(GRADED_RUN), q)
+    assert j.sgrade is not None and j.sgrade[0, :, 1].tolist() == [2, 0, 3, 0, 0]
+    kept = fill.condensed(j)
+    assert kept.sgrade is not None and kept.sgrade[0, :, 1].tolist()[:4] == [2, 0, 3, 0]
+
+
+def test_err_ia_paper_form_refuses_alpha_and_bad_form():
+    q = read_diversity_qrels(GRADED)
+    with pytest.raises(MeasureSpecError, match="no alpha"):
+        _values(GRADED_RUN, q, ["ERR-IA(form='paper',alpha=0.3)@5"])
+    with pytest.raises(MeasureSpecError):
+        parse_measures(["ERR-IA(form='chapelle')@5"])
+
+
+def test_binary_qrels_carry_no_subtopic_grades():
+    j = judge_diversity(read_run(RUN), read_diversity_qrels([(t, s, d, min(g, 1))
+                                                             for t, s, d, g in QRELS]))
+    assert j.sgrade is None and j.subtopics is not None and j.subtopics.gmax == 1
+
+
+@settings(max_examples=80, deadline=None)
+@given(rel=st.lists(st.lists(st.booleans(), min_size=3, max_size=3), min_size=5, max_size=5),
+       order=st.permutations(["a", "b", "c", "d", "e"]), k=st.integers(1, 7),
+       weights=st.one_of(st.none(), st.lists(st.floats(0, 10), min_size=3, max_size=3)))
+def test_err_ia_paper_form_on_binary_judgments(rel, order, k, weights):
+    # binary grades: gmax = 1, R = 1/2 = (1 - alpha) at alpha = 0.5, so the cascade
+    # prod (1 - R) is ndeval's novelty discount and eq. 2 is half of ndeval's unnormalised sum:
+    # ERR-IA(paper)@k = ERR-IA@k * II_k / 2 with II_k = sum_{r<=k} 0.5^(r-1) / r, and the
+    # greedy ideals coincide (gains exactly half of ndeval's), so nERR-IA(paper) = nERR-IA
+    lines = [("t", str(s + 1), d, int(r)) for d, row in zip("abcde", rel, strict=True)
+             for s, r in enumerate(row)]
+    intents = None if weights is None else \
+        {("t", str(i + 1)): w for i, w in enumerate(weights)}
+    q = read_diversity_qrels(lines, intents=intents)
+    run = {"t": {d: float(10 - i) for i, d in enumerate(order)}}
+    names = [f"ERR-IA(form='paper')@{k}", f"nERR-IA(form='paper')@{k}", f"ERR-IA@{k}",
+             f"nERR-IA@{k}"]
+    got = _values(run, q, names)
+    ii = sum(0.5 ** i / (i + 1) for i in range(k))
+    assert got[names[0]] == pytest.approx(got[names[2]] * ii / 2, abs=1e-12)
+    assert got[names[1]] == pytest.approx(got[names[3]], abs=1e-12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(grades=st.lists(st.lists(st.integers(-1, 4), min_size=2, max_size=2), min_size=4,
+                       max_size=4),
+       order=st.permutations(["a", "b", "c", "d", "x"]), k=st.integers(1, 6),
+       weights=st.one_of(st.none(), st.lists(st.floats(0, 10), min_size=2, max_size=2)),
+       judged_only=st.booleans())
+def test_err_ia_paper_form_in_unit_range(grades, order, k, weights, judged_only):
+    # graded judgments 0-4 (and -1, unjudged): eq. 2 is an expected reciprocal rank, in [0, 1];
+    # a greedy ideal is not the best order in general, so nERR-IA is only asserted >= 0
+    lines = [("t", str(s + 1), d, g) for d, row in zip("abcd", grades, strict=True)
+             for s, g in enumerate(row)]
+    intents = None if weights is None else \
+        {("t", str(i + 1)): w for i, w in enumerate(weights)}
+    q = read_diversity_qrels(lines, intents=intents)
+    run = {"t": {d: float(10 - i) for i, d in enumerate(order)}}
+    names = [f"ERR-IA(form='paper')@{k}", f"nERR-IA(form='paper')@{k}"]
+    got = _values(run, q, names, judged_only=judged_only)
+    assert 0.0 <= got[names[0]] <= 1.0
+    assert got[names[1]] >= 0.0
+
+
+def test_cli_eval_accepts_the_paper_form(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} {s} {d} {g}\n" for t, s, d, g in GRADED))
+    run = tmp_path / "run.txt"
+    run.write_text("".join(f"t Q0 {d} {i} {s} r\n"
+                           for i, (d, s) in enumerate(GRADED_RUN["t"].items())))
+    out = CliRunner().invoke(main, ["eval", str(qrels), str(run), "-m",
+                                    "ERR-IA(form='paper')@20", "-m", "ERR-IA@20", "-f", "tsv"])
+    assert out.exit_code == 0, out.output
+    rows = dict(line.split("\t")[2:4] for line in out.output.splitlines()[1:])
+    assert float(rows["ERR-IA(form='paper')@20"]) == pytest.approx(PAPER5, abs=1e-4)
+    assert float(rows["ERR-IA@20"]) == pytest.approx(NDEVAL5 / II_ERR[20], abs=1e-4)
+    bad = CliRunner().invoke(main, ["eval", str(qrels), str(run), "-m", "ERR-IA(form='x')@20"])
+    assert bad.exit_code == 2 and "form" in bad.output
+
+
+def test_paper_form_survives_stream_batches_scored_again(tmp_path):
+    # topic u's batch is wider than t's, so --stream scores t's kept cells again: the subtopic
+    # grades must travel with them (they once did not, and the kernel refused)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} {s} {d} {g}\n" for t, s, d, g in GRADED)
+                     + "u 1 a 2\nu 1 b 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("t Q0 b 1 4 r\nt Q0 d 2 3 r\nu Q0 b 1 3 r\nu Q0 a 2 2 r\n"
+                   + "".join(f"u Q0 q{i} {i + 3} {1 / (i + 1)} r\n" for i in range(4)))
+    args = ["eval", str(qrels), str(run), "-q", "-f", "tsv", "-m", "ERR-IA(form='paper')@20",
+            "-m", "nERR-IA(form='paper')@20"]
+    whole = CliRunner().invoke(main, args)
+    streamed = CliRunner().invoke(main, [*args, "--stream", "--stream-block", "20"])
+    assert whole.exit_code == 0 and streamed.exit_code == 0, streamed.output
+    assert streamed.output == whole.output
+    # t: b (R 3/8 on subtopic 2) at 1; u (gmax 3): b (1/8) at 1, a (3/8) at 2 after it
+    rows = {tuple(line.split("\t")[1:3]): float(line.split("\t")[3])
+            for line in whole.output.splitlines()[1:]}
+    assert rows[("t", "ERR-IA(form='paper')@20")] == pytest.approx(0.5 * 3 / 8, abs=1e-4)
+    assert rows[("u", "ERR-IA(form='paper')@20")] == pytest.approx(1 / 8 + (7 / 8) * (3 / 8) / 2,
+                                                                  abs=1e-4)
+
+
+def test_paper_form_identities_on_trec_web_2009_binary_qrels():
+    # TREC Web 2009's diversity qrels are binary (grades 0 and 1): on a random order of every
+    # judged document of its 50 topics (plus two unjudged ones) the two identities of
+    # test_err_ia_paper_form_on_binary_judgments hold topic by topic
+    path = need(DATA / "ssanner-diversify/files/trec/qrels.diversity")
+    q = read_diversity_qrels(path)
+    assert q.subtopics is not None and q.subtopics.gmax == 1
+    rng = np.random.default_rng(7)
+    docs: dict[str, set[str]] = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            t, _, d, _ = line.split()
+            docs.setdefault(t, set()).add(d)
+    run = {t: dict(zip([*sorted(ds), "u1", "u2"], rng.permutation(len(ds) + 2).astype(float),
+                       strict=True)) for t, ds in docs.items()}
+    names = ["ERR-IA(form='paper')@20", "nERR-IA(form='paper')@20", "ERR-IA@20", "nERR-IA@20"]
+    df = unjudged.evaluate(run, q, names, summary=False)
+    v = df.pivot(index="topic", columns="measure", values="value")[names].to_numpy()
+    assert len(v) == 50 and v[:, 0].max() > 0.3
+    np.testing.assert_allclose(v[:, 0], v[:, 2] * II_ERR[20] / 2, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(v[:, 1], v[:, 3], rtol=0, atol=1e-15)
+
+
+def test_huge_subtopic_grades_are_read_and_only_the_paper_form_refuses_them():
+    """A grade past 62 (2^g no longer exact) is read like any other grade; ndeval's binary
+    measures score it as relevant, and only ERR-IA(form='paper'), which needs 2^g, refuses."""
+    q = read_diversity_qrels([("t", "1", "a", 2**31 - 1), ("t", "2", "b", 1)])
+    run = read_run({"t": {"a": 2.0, "b": 1.0}})
+    ms = parse_measures(["S-recall@2", "ERR-IA@2"])
+    j = judge_diversity(run, q)
+    one = judge_diversity(run, read_diversity_qrels([("t", "1", "a", 1), ("t", "2", "b", 1)]))
+    assert [float(m.compute(j)[0]) for m in ms] == [float(m.compute(one)[0]) for m in ms]
+    assert float(ms[0].compute(j)[0]) == 1.0
+    with pytest.raises(MeasureSpecError, match="subtopic grade 2147483647 is too large"):
+        parse_measures(["ERR-IA(form='paper')@2"])[0].compute(j)

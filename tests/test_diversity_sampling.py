@@ -67,9 +67,10 @@ def test_sample_sizes_by_hand():
         assert (int(keep[q.grade > 0].sum()), int(keep[q.grade == 0].sum())) == (rel, nonrel)
 
 
-def test_documents_relevant_to_another_subtopic_keep_their_zero_rows():
+@pytest.mark.parametrize("sample", ["per-query", "per-subtopic"])
+def test_documents_relevant_to_another_subtopic_keep_their_zero_rows(sample):
     """e is relevant to x and judged 0 for y: its y row survives exactly when its x row does;
-    each subtopic keeps at least one relevant document."""
+    per subtopic, each subtopic keeps one relevant document at 10%; per query, each topic."""
     q = read_diversity_qrels(QRELS)
     j = JudgmentRows.build(q)
     docs = np.asarray(q.docs.to_pylist())[q.dcode]
@@ -77,10 +78,14 @@ def test_documents_relevant_to_another_subtopic_keep_their_zero_rows():
     e_x = (docs == "e") & (subs == "x")
     e_y = (docs == "e") & (subs == "y")
     for rep in range(20):
-        keep = sample_judgments(j, 0.1, seed=3, repetition=rep, level_index=1)
+        keep = sample_judgments(j, 0.1, seed=3, repetition=rep, level_index=1, sample=sample)
         assert keep[e_x] == keep[e_y]
-        for s in ("x", "y", "s"):
-            assert keep[(subs == s) & (q.grade > 0)].sum() == 1
+        if sample == "per-subtopic":
+            for s in ("x", "y", "s"):
+                assert keep[(subs == s) & (q.grade > 0)].sum() == 1
+        else:  # t1's relevant documents a, b, c, d, e (one label each): one of them
+            assert keep[np.isin(subs, ["x", "y"]) & (q.grade > 0)].sum() == 1
+            assert keep[(subs == "s") & (q.grade > 0)].sum() == 1
         # 3 non-relevant documents per topic: ceil(0.3) = 1 each
         assert keep[~np.isin(docs, ["e"]) & (q.grade == 0)].sum() == 2
 
@@ -114,7 +119,8 @@ def test_tau_matches_scipy_and_full_judgments_agree():
 def test_small_sweep_values_and_executors():
     """Two levels, two repetitions: pinned values, the same on a process pool."""
     q = read_diversity_qrels(QRELS)
-    kw = dict(levels=[0.1, 0.5], repetitions=2, seed=4, references=REFS, divergence=DIVS)
+    kw = dict(levels=[0.1, 0.5], repetitions=2, seed=4, references=REFS, divergence=DIVS,
+              sample="per-subtopic")
     one = diversity_sampling(_runs(), q, _index(), **kw)
     with make_executor(jobs=2) as ex:
         two = diversity_sampling(_runs(), q, _index(), executor=ex, **kw)
@@ -166,3 +172,109 @@ def test_cli(tmp_path):
     assert bad.exit_code == 2 and not (tmp_path / "f.gif").exists()
     bad = CliRunner().invoke(main, base + ["--reference", "nope@3"])
     assert bad.exit_code == 2 and "nope" in bad.output
+
+
+def _two_label_qrels():
+    """One topic, subtopics A-D, 100 relevant documents with two labels each (d0-d49 relevant
+    to A and B, d50-d99 to C and D): 200 relevant lines; plus 10 non-relevant documents."""
+    rows = [("t", s, f"d{i}", 1) for i in range(100)
+            for s in (("A", "B") if i < 50 else ("C", "D"))]
+    return read_diversity_qrels(rows + [("t", "A", f"n{i}", 0) for i in range(10)])
+
+
+def _labels_per_document(q, keep):
+    docs = np.asarray(q.docs.to_pylist())[q.dcode]
+    rel = q.grade > 0
+    return {d: (int(keep[rel & (docs == d)].sum()), int((rel & (docs == d)).sum()))
+            for d in np.unique(docs[rel])}
+
+
+@pytest.mark.parametrize(("level", "docs"), [(0.01, 1), (0.05, 5), (0.1, 10), (0.2, 20),
+                                             (0.5, 50)])
+def test_per_query_keeps_all_labels_and_the_nominal_share(level, docs):
+    """Per query: ceil(p 100) documents, each with both its labels, so 2 ceil(p 100) of the 200
+    relevant lines: exactly the share p; every document keeps all or none of its labels."""
+    q = _two_label_qrels()
+    j = JudgmentRows.build(q)
+    for rep in range(10):
+        keep = sample_judgments(j, level, seed=5, repetition=rep, level_index=0)
+        kept = _labels_per_document(q, keep)
+        assert all(k in (0, n) for k, n in kept.values())
+        assert sum(k > 0 for k, _ in kept.values()) == docs
+        assert int(keep[q.grade > 0].sum()) / 200 == level
+        assert int(keep[q.grade == 0].sum()) == max(0, -(-int(level * 100) // 10))
+
+
+def test_per_subtopic_splits_documents_and_overshoots_at_low_levels():
+    """Per subtopic at 1%: max(1, ceil(0.5)) = 1 line of each subtopic's 50, so 4 of 200 lines
+    (2%, twice the nominal level), and a document keeps one of its two labels whenever A and B
+    (or C and D) draw different documents."""
+    q = _two_label_qrels()
+    j = JudgmentRows.build(q)
+    split = 0
+    for rep in range(20):
+        keep = sample_judgments(j, 0.01, seed=5, repetition=rep, level_index=0,
+                                sample="per-subtopic")
+        assert int(keep[q.grade > 0].sum()) == 4
+        split += any(k == 1 for k, _ in _labels_per_document(q, keep).values())
+    assert split == 20
+
+
+def test_one_subtopic_per_topic_samples_alike():
+    """With one subtopic per topic both samplings draw the same documents with the same
+    generator, so single-intent results do not depend on --sample."""
+    rows = [(t, "1", f"{t}r{i}", 1) for t, n in (("a", 7), ("b", 13)) for i in range(n)]
+    rows += [(t, "1", f"{t}n{i}", 0) for t, n in (("a", 20), ("b", 4)) for i in range(n)]
+    j = JudgmentRows.build(read_diversity_qrels(rows))
+    for level_index, level in enumerate((0.01, 0.1, 0.3, 0.5)):
+        for rep in range(5):
+            np.testing.assert_array_equal(
+                sample_judgments(j, level, 2, rep, level_index),
+                sample_judgments(j, level, 2, rep, level_index, "per-subtopic"))
+
+
+def test_per_query_is_the_default_and_independent_of_jobs():
+    q = read_diversity_qrels(QRELS)
+    kw = dict(levels=[0.1, 0.5], repetitions=3, seed=4, references=REFS, divergence=DIVS)
+    one = diversity_sampling(_runs(), q, _index(), **kw)
+    with make_executor(jobs=2) as ex:
+        two = diversity_sampling(_runs(), q, _index(), executor=ex, **kw)
+    np.testing.assert_array_equal(one.tau, two.tau)
+    again = diversity_sampling(_runs(), q, _index(), sample="per-query", **kw)
+    np.testing.assert_array_equal(one.tau, again.tau)
+    assert one.settings == {"repetitions": 3, "seed": 4, "sample": "per-query"}
+    with pytest.raises(ValueError, match="unknown sampling 'per-topic'; expected one of "
+                       "per-query, per-subtopic"):
+        diversity_sampling(_runs(), q, _index(), sample="per-topic", **kw)
+
+
+def test_cli_sample_option(tmp_path):
+    corpus = tmp_path / "docs.tsv"
+    corpus.write_text("".join(f"{d}\t{t}\n" for d, t in DOCS.items()))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} {s} {d} {g}\n" for t, s, d, g in QRELS))
+    paths = []
+    for name, by in RUNS.items():
+        p = tmp_path / f"{name}.run"
+        p.write_text("".join(f"{t} Q0 {d} {i + 1} {9 - i} {name}\n"
+                             for t, r in by.items() for i, d in enumerate(r)))
+        paths.append(str(p))
+    base = ["experiment", "diversity-sampling", str(qrels), *paths, "--corpus", str(corpus),
+            "--levels", "0.1", "--repetitions", "2", "--seed", "4", "--reference",
+            ",".join(REFS), "--divergence", ",".join(DIVS), "--no-cache", "-f", "csv",
+            "--jobs", "1"]
+    q = read_diversity_qrels(QRELS)
+    for option, sample in (([], "per-query"), (["--sample", "per-subtopic"], "per-subtopic")):
+        res = CliRunner().invoke(main, base + option)
+        assert res.exit_code == 0, res.output
+        sweep = diversity_sampling(_runs(), q, _index(), levels=[0.1], repetitions=2, seed=4,
+                                   references=REFS, divergence=DIVS, sample=sample)
+        rows = res.output.splitlines()[1:]
+        assert [float(r.rsplit(",", 2)[1]) for r in rows] == \
+            pytest.approx([r["tau"] for r in sweep.table()], abs=5e-5)  # 4 decimals
+    bad = CliRunner().invoke(main, base + ["--sample", "per-topic"])
+    assert bad.exit_code == 2 and "'per-topic' is not one of" in bad.output
+    # the command lists the library's choices (written out there to keep numpy out of --help)
+    command = main.commands["experiment"].commands["diversity-sampling"]
+    option = next(p for p in command.params if p.name == "sample")
+    assert tuple(option.type.choices) == diversity.SAMPLINGS and option.default == "per-query"

@@ -122,3 +122,183 @@ def test_text_streams_read_like_byte_streams():
                                    ["P@2", "AP"])
     assert from_text.equals(from_bytes)
     assert from_text[from_text.topic == "all"].value.tolist() == [0.5, 1.0]
+
+
+# ---- issue 19, item 3: the inputs people have -------------------------------------------------
+
+from collections import namedtuple  # noqa: E402
+
+from click.testing import CliRunner  # noqa: E402
+
+from unjudged.cli import main  # noqa: E402
+from unjudged.errors import FormatError, InputError  # noqa: E402
+
+ScoredDoc = namedtuple("ScoredDoc", "query_id doc_id score")
+Qrel = namedtuple("Qrel", "query_id doc_id relevance iteration")
+TREC_QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 c 1\n2 0 d 0\n"
+TREC_RUN = "1 Q0 a 1 2.0 r\n1 Q0 x 2 1.5 r\n1 Q0 c 3 1.0 r\n2 Q0 d 1 1.0 r\n2 Q0 c 2 0.5 r\n"
+ROWS = [(f[0], f[2], float(f[4])) for f in (line.split() for line in TREC_RUN.splitlines())]
+JUDGED = [(f[0], f[2], int(f[3])) for f in (line.split() for line in TREC_QRELS.splitlines())]
+MEASURES = ["P@2", "nDCG@3", "AP", "RR"]
+
+
+def _values(run, qrels):
+    df = unjudged.evaluate(run, qrels, MEASURES, per_topic=True)
+    return df[["topic", "measure", "value"]].values.tolist()
+
+
+@pytest.fixture
+def reference(tmp_path):
+    (tmp_path / "run.txt").write_text(TREC_RUN)
+    (tmp_path / "qrels.txt").write_text(TREC_QRELS)
+    return _values(str(tmp_path / "run.txt"), str(tmp_path / "qrels.txt"))
+
+
+def test_namedtuples_iterators_and_ir_measures_records(reference):
+    ir_measures = pytest.importorskip("ir_measures")
+    runs = [[ScoredDoc(*r) for r in ROWS], iter([ir_measures.ScoredDoc(*r) for r in ROWS]),
+            (r for r in ROWS), [dict(zip(("qid", "docno", "score"), r, strict=True))
+                                 for r in ROWS]]
+    qrels = [[Qrel(*j, "0") for j in JUDGED], iter([ir_measures.Qrel(*j) for j in JUDGED]),
+             list(JUDGED), [dict(zip(("qid", "docno", "label"), j, strict=True))
+                            for j in JUDGED]]
+    for run, q in zip(runs, qrels, strict=True):
+        assert _values(run, q) == reference
+    run = read_run([ScoredDoc(*r) for r in ROWS])
+    assert run.name == "run" and run.topics == ["1", "2"]
+    assert read_qrels(iter([Qrel(*j, "0") for j in JUDGED])).to_dict()["1"] == {
+        "a": 1, "b": 0, "c": 2}
+
+
+def test_records_of_the_wrong_shape_say_what_is_expected():
+    Other = namedtuple("Other", "query_id text")
+    with pytest.raises(FormatError, match="no doc_id .*fields: query_id, text"):
+        read_run([Other("1", "x")])
+    with pytest.raises(FormatError, match="record 1 .* is not like the first"):
+        read_run([ScoredDoc("1", "a", 1.0), ("1",)])
+    with pytest.raises(FormatError, match="score 'high' is not a number"):
+        read_run([ScoredDoc("1", "a", "high")])
+
+
+class _Dataset:
+    """Anything with qrels_iter() / scoreddocs_iter(), like an ir_datasets dataset."""
+
+    def qrels_iter(self):
+        return (Qrel(*j, "0") for j in JUDGED)
+
+    def scoreddocs_iter(self):
+        return (ScoredDoc(*r) for r in ROWS)
+
+
+def test_ir_datasets_like_objects(reference):
+    assert _values(_Dataset(), _Dataset()) == reference
+    assert read_run(_Dataset()).name == "<_Dataset>"
+
+
+HEADERS = {
+    "ir_measures": (("query_id", "doc_id", "score"), ("query_id", "doc_id", "relevance")),
+    "pyterrier": (("qid", "docno", "score"), ("qid", "docno", "label")),
+}
+
+
+def _write_table(path, kind, columns, rows):
+    frame = pd.DataFrame([list(r) for r in rows], columns=list(columns))
+    if kind == "csv":
+        frame.to_csv(path, index=False)
+    elif kind == "tsv":
+        frame.to_csv(path, index=False, sep="\t")
+    elif kind == "jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    else:
+        frame.to_parquet(path, index=False)
+
+
+@pytest.mark.parametrize("names", sorted(HEADERS))
+@pytest.mark.parametrize("kind", ["csv", "tsv", "jsonl", "parquet"])
+def test_tables_with_a_header(tmp_path, reference, kind, names):
+    run_cols, qrels_cols = HEADERS[names]
+    suffix = {"csv": ".csv", "tsv": ".tsv", "jsonl": ".jsonl", "parquet": ".parquet"}[kind]
+    run, qrels = tmp_path / f"mine{suffix}", tmp_path / f"judged{suffix}"
+    _write_table(run, kind, run_cols, ROWS)
+    _write_table(qrels, kind, qrels_cols, JUDGED)
+    assert _values(str(run), str(qrels)) == reference
+    assert read_run(run).name == f"mine{suffix}"
+    # the same file under a name that says nothing: found by its header (or magic bytes)
+    plain = tmp_path / "plain.dat"
+    plain.write_bytes(run.read_bytes())
+    assert _values(str(plain), str(qrels)) == reference
+
+
+def test_table_ids_keep_their_zeros_and_compressed_tables_read(tmp_path):
+    (tmp_path / "r.csv.gz").write_bytes(gzip.compress(b"qid,docno,score\n001,d1,2\n001,d2,3\n"))
+    run = read_run(tmp_path / "r.csv.gz")
+    assert run.topics == ["001"] and run.docno.to_pylist() == ["d2", "d1"]
+
+
+def test_a_file_of_neither_format_names_both(tmp_path):
+    (tmp_path / "x.csv").write_text("query,document,value\n1,a,2\n")
+    with pytest.raises(FormatError) as err:
+        read_run(tmp_path / "x.csv")
+    msg = str(err.value)
+    assert "neither TREC (`qid Q0 docno rank score tag` lines)" in msg
+    assert "CSV, TSV, JSONL or Parquet" in msg and "qid, docno and score" in msg
+    (tmp_path / "q.tsv").write_text("topic\tdoc\tjudgment\n1\ta\t1\n")  # no relevance
+    with pytest.raises(FormatError, match=r"q.tsv: no relevance column .*columns: topic, doc, "
+                       "judgment"):
+        read_qrels(tmp_path / "q.tsv")
+
+
+def test_tables_in_directories_are_runs(tmp_path, reference):
+    (tmp_path / "runs").mkdir()
+    _write_table(tmp_path / "runs" / "a.csv", "csv", ("qid", "docno", "score"), ROWS)
+    (tmp_path / "qrels.txt").write_text(TREC_QRELS)
+    df = unjudged.evaluate(str(tmp_path / "runs"), str(tmp_path / "qrels.txt"), "P@2")
+    assert set(df.run) == {"a.csv"}
+
+
+# ---- ir_datasets ids ------------------------------------------------------------------------
+
+@pytest.fixture
+def fake_dataset(tmp_path):
+    """A dataset registered in ir_datasets' own registry, its files in a local 'cache'."""
+    ir_datasets = pytest.importorskip("ir_datasets")
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.formats import TrecQrels, TrecScoredDocs
+    from ir_datasets.util import Download
+
+    (tmp_path / "qrels").write_text(TREC_QRELS)
+    (tmp_path / "run").write_text(TREC_RUN)
+    missing = tmp_path / "not-downloaded"
+    registry = ir_datasets.registry._registered
+    names = {"unjudged-test/cached": Dataset(
+        TrecQrels(Download([], cache_path=str(tmp_path / "qrels")), {}),
+        TrecScoredDocs(Download([], cache_path=str(tmp_path / "run")))),
+        "unjudged-test/missing": Dataset(TrecQrels(Download([], cache_path=str(missing)), {}))}
+    registry.update(names)
+    yield tmp_path
+    for n in names:
+        registry.pop(n, None)
+
+
+def test_irds_ids_in_the_api_and_on_the_command_line(fake_dataset, reference):
+    assert _values("irds:unjudged-test/cached", "irds:unjudged-test/cached") == reference
+    (fake_dataset / "run.txt").write_text(TREC_RUN)
+    res = CliRunner().invoke(main, ["eval", "irds:unjudged-test/cached",
+                                    str(fake_dataset / "run.txt"), "-m", "P@2"])
+    assert res.exit_code == 0, res.output
+    assert res.output.split() == ["run", "P@2", "r", "0.5000"]
+
+
+def test_irds_errors_are_one_line(fake_dataset, monkeypatch):
+    run = str(fake_dataset / "run")
+    res = CliRunner().invoke(main, ["eval", "irds:unjudged-test/missing", run, "-m", "P@2"])
+    assert res.exit_code == 2
+    line = res.output.strip()
+    assert "\n" not in line and "not in ir_datasets' cache" in line and "downloaded" in line
+    with pytest.raises(InputError, match="ir_datasets has no dataset 'no/such'"):
+        read_qrels("irds:no/such")
+    with pytest.raises(InputError, match="provides no scoreddocs"):
+        read_run("irds:unjudged-test/missing")
+    monkeypatch.setitem(sys.modules, "ir_datasets", None)  # not installed
+    res = CliRunner().invoke(main, ["eval", "irds:unjudged-test/cached", run, "-m", "P@2"])
+    assert res.exit_code == 2 and "needs ir_datasets (pip install ir_datasets)" in res.output

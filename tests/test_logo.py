@@ -12,9 +12,11 @@ from click.testing import CliRunner
 
 from shared_data import COVID1, need
 from unjudged.cli import main
+from unjudged.errors import FormatError, IncompatibleInputsError, UnjudgedWarning
 from unjudged.experiments.accuracy import prediction_table, preference_table
-from unjudged.experiments.logo import Sweep, leave_one_group_out
+from unjudged.experiments.logo import Sweep, leave_one_group_out, non_contributors
 from unjudged.io import read_qrels, read_run
+from unjudged.io.groups import read_contributors
 from unjudged.measures import parse_measures
 from unjudged.parallel import ProcessExecutor
 
@@ -164,3 +166,125 @@ def test_covid_round1_leave_one_group_out(covid_sweep):
     assert round(pref[("point", "nonrel")]["f1"], 4) == 0.9290
     assert pref[("range", "upper")]["precision"] == 1.0
     assert round(pref[("range", "upper")]["recall"], 4) == 0.6069
+
+
+# s1 ranks x (in no qrels) third: at depth 3 it cannot have contributed
+TINY_NOTE = ("1 of 3 runs did not contribute to the depth-3 pool (some of their top 3 "
+             "documents are not in the qrels): s1; leave-one-group-out pools them as if they "
+             "had (pass only the contributing runs)")
+
+
+def test_non_contributing_runs_are_noted_or_refused():
+    q, runs, groups = _tiny()
+    kw = dict(strategies=["nonrel"], top_fraction=1.0)
+    assert non_contributors(runs, q, 2) == []  # every top-2 document is judged
+    with pytest.warns(UnjudgedWarning) as caught:
+        leave_one_group_out(runs, q, groups, 3, ["P@2"], **kw)
+    assert [str(w.message) for w in caught] == [TINY_NOTE]
+    with pytest.raises(IncompatibleInputsError) as err:
+        leave_one_group_out(runs, q, groups, 3, ["P@2"], strict=True, **kw)
+    assert str(err.value) == TINY_NOTE
+    # a contributing column overrides the qrels: s3 said no, s1 is taken at its word
+    with pytest.warns(UnjudgedWarning) as caught:
+        leave_one_group_out(runs, q, groups, 3, ["P@2"], groups_source="teams.csv",
+                            contributors={"s1": True, "s2": True, "s3": False}, **kw)
+    assert [str(w.message) for w in caught] == [
+        "1 of 3 runs did not contribute to the depth-3 pool (the contributing column of "
+        "teams.csv says no): s3; leave-one-group-out pools them as if they had (pass only the "
+        "contributing runs)"]
+
+
+def test_file_order_counts_as_pooled():
+    """Tied scores: trec_eval's order (docno descending) puts the unjudged z first, the file
+    order a judged one; a pool cut in file order judged the run."""
+    q = read_qrels({"1": {"a": 1, "b": 0}})
+    run = read_run({"1": {"a": 1.0, "z": 1.0, "b": 0.5}}, name="r")
+    assert run.docno.to_pylist()[0] == "z"
+    assert non_contributors([run], q, 1) == []
+    assert non_contributors([run], q, 2) == ["r"]
+
+
+def test_read_contributors(tmp_path):
+    path = tmp_path / "teams.csv"
+    path.write_text("run,team,contributed judgments\ns1,G1,yes\ns2,G1,No\ns3,G2,1\n")
+    assert read_contributors(path) == {"s1": True, "s2": False, "s3": True}
+    path.write_text("run,team\ns1,G1\n")
+    assert read_contributors(path) is None
+    path.write_text("s1 G1\n")
+    assert read_contributors(path) is None
+    path.write_text("run,team,pooled\ns1,G1,maybe\n")
+    with pytest.raises(FormatError) as err:
+        read_contributors(path)
+    assert str(err.value).endswith(":2: expected a run and yes or no in column 3 (pooled)")
+
+
+def _cli_files(tmp_path, qrels_text, runs, groups_text):
+    q = tmp_path / "qrels"
+    q.write_text(qrels_text)
+    paths = []
+    for name, text in runs.items():
+        (tmp_path / name).write_text(text)
+        paths.append(str(tmp_path / name))
+    (tmp_path / "groups.csv").write_text(groups_text)
+    return ["experiment", "leave-one-group-out", str(q), *paths, "--groups",
+            str(tmp_path / "groups.csv"), "--top-fraction", "1", "--jobs", "1"]
+
+
+def test_cli_notes_non_contributors_and_strict_refuses(tmp_path):
+    args = _cli_files(
+        tmp_path, "1 0 a 1\n1 0 b 0\n1 0 c 1\n",
+        {"s1": "1 Q0 a 1 2 s1\n1 Q0 b 2 1 s1\n", "s2": "1 Q0 c 1 2 s2\n1 Q0 b 2 1 s2\n",
+         "s3": "1 Q0 c 1 2 s3\n1 Q0 a 2 1 s3\n"},
+        "run,team,contributed judgments\ns1,G1,yes\ns2,G2,yes\ns3,G3,no\n")
+    args += ["-k", "2", "-m", "P@2", "--strategies", "nonrel", "-f", "csv"]
+    groups = str(tmp_path / "groups.csv")
+    msg = (f"1 of 3 runs did not contribute to the depth-2 pool (the contributing column of "
+           f"{groups} says no): s3; leave-one-group-out pools them as if they had (pass only "
+           "the contributing runs)")
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    assert f"unjudged: note: {msg}" in res.stderr.splitlines()
+    res = CliRunner().invoke(main, args + ["--strict"])
+    assert res.exit_code == 2
+    assert res.stderr.splitlines() == [f"unjudged: error: {msg}"]
+
+
+def test_cli_negative(tmp_path):
+    """b is graded -1. Leaving G1 out removes a (only s1 pooled it), leaving G2 out removes c.
+    When -1 means pooled but unjudged (the default), b is unjudged in both runs' top 2 before
+    and after the removal; with --negative nonrel it is judged non-relevant."""
+    args = _cli_files(
+        tmp_path, "1 0 a 1\n1 0 b -1\n1 0 c 0\n",
+        {"s1": "1 Q0 a 1 2 s1\n1 Q0 b 2 1 s1\n", "s2": "1 Q0 c 1 2 s2\n1 Q0 b 2 1 s2\n"},
+        "s1 G1\ns2 G2\n")
+    args += ["-k", "2", "-m", "P@2", "--strategies", "nonrel"]
+    counts = {}
+    for negative in ("unjudged", "nonrel"):
+        details = tmp_path / f"{negative}.csv"
+        res = CliRunner().invoke(main, args + ["--negative", negative, "--details",
+                                               str(details)])
+        assert res.exit_code == 0, res.output
+        assert "note:" not in res.stderr  # b is in the qrels: pooled
+        counts[negative] = [(r["run"], r["value"], r["truth"], r["unjudged"],
+                             r["unjudged_full"]) for r in csv.DictReader(details.open())]
+    assert counts["unjudged"] == [("s1", "0.000000", "0.500000", "2", "1"),
+                                  ("s2", "0.000000", "0.000000", "2", "1")]
+    assert counts["nonrel"] == [("s1", "0.000000", "0.500000", "1", "0"),
+                                ("s2", "0.000000", "0.000000", "1", "0")]
+    bad = CliRunner().invoke(main, args + ["--negative", "zero"])
+    assert bad.exit_code == 2 and "'zero' is not one of 'unjudged', 'nonrel'" in bad.output
+
+
+def test_covid_round1_all_runs_are_flagged():
+    """All 143 round-1 runs, depth 7: the leaderboard's column says 87 did not contribute; the
+    qrels find 82 of them (the other 5 rank only judged documents in their top 7, e.g.
+    BBGhelani1 beside the pooled BBGhelani2) and flag none of the 56 contributors."""
+    board = need(COVID1 / "leaderboard.csv")
+    names = [r["run"] for r in csv.DictReader(board.open())]
+    q = read_qrels(COVID1 / "qrels" / "qrels-rnd1.txt")
+    runs = [read_run(COVID1 / "runs" / f"{n}.xz", qrels=q) for n in names]
+    by_column = non_contributors(runs, q, 7, read_contributors(board))
+    by_qrels = non_contributors(runs, q, 7)
+    assert (len(names), len(by_column), len(by_qrels)) == (143, 87, 82)
+    assert set(by_qrels) < set(by_column)
+    assert by_column[:5] == ["BBGhelani1", "run3", "run2", "cu_dbmi_bm25_1", "CSIROmedNIR"]

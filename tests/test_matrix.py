@@ -15,7 +15,12 @@ from scipy import stats
 from collection import write_collection
 from shared_data import COVID1, need
 from unjudged.analysis.baseline import assessment_measures, baseline_comparison
-from unjudged.analysis.matrix import classify, comparison_intervals, decision_matrix
+from unjudged.analysis.matrix import (
+    classify,
+    compare_pairs,
+    comparison_intervals,
+    decision_matrix,
+)
 from unjudged.cli import main
 from unjudged.engine.score import score
 from unjudged.io import read_qrels, read_runs
@@ -208,12 +213,32 @@ def test_matrix_cli_jsonl_and_table(hand, tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["-m", "P@10"], "expected a measure family without a cutoff"),
     (["--depths", "10,x"], "expected distinct positive integers"),
-    (["--alpha", "1.5"], "expected a level between 0 and 1"),
+    (["--significance", "1.5"], "expected a level between 0 and 1"),
 ])
 def test_matrix_cli_bad_options(hand, args, message):
     qrels, run_dir = hand
     out = CliRunner().invoke(main, ["matrix", qrels, str(run_dir)] + args)
     assert out.exit_code == 2 and message in out.output
+
+
+@pytest.mark.parametrize("command", [["matrix"], ["eval", "-m", "P@4", "--baseline", "S"]])
+def test_alpha_is_refused_with_both_meanings(hand, command):
+    qrels, run_dir = hand
+    args = command[:1] + [qrels, str(run_dir)] + command[1:]
+    out = CliRunner().invoke(main, args + ["--alpha", "0.3"])
+    assert out.exit_code == 2 and out.stdout == ""
+    assert out.stderr == (
+        "unjudged: error: --alpha is not an option: give the significance level of the tests "
+        "as --significance 0.05, and the novelty parameter of a diversity measure in the "
+        "measure, as in -m 'alpha-nDCG(alpha=0.3)@20'\n")
+    # --significance is the level the tests use
+    fmt = ["-f", "jsonl"] if command[0] == "eval" else ["-f", "tsv"]
+    strict = CliRunner().invoke(main, args + fmt + ["--significance", "0.001"])
+    loose = CliRunner().invoke(main, args + fmt)
+    assert strict.exit_code == loose.exit_code == 0
+    assert strict.stdout != loose.stdout
+    assert "--significance LEVEL" in CliRunner().invoke(main, [command[0], "--help"]).stdout
+    assert "--alpha" not in CliRunner().invoke(main, [command[0], "--help"]).stdout
 
 
 def test_matrix_cli_bad_inputs(tmp_path):
@@ -249,6 +274,20 @@ def test_eval_baseline_cli(hand):
 # --- TREC-COVID round 1: 143 runs, depth-7 pool (docs/decision-matrix.md) --------------------
 
 
+def _two_way_pooled(s: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """(mean differences, significant) of every pair after a two-way ANOVA without replication
+    (runs x topics), with t on its residual mean square, (k-1)(n-1) df, Bonferroni."""
+    k, n = s.shape
+    resid = s - s.mean(axis=1, keepdims=True) - s.mean(axis=0) + s.mean()
+    df = (k - 1) * (n - 1)
+    mse = (resid ** 2).sum() / df
+    f = n * ((s.mean(axis=1) - s.mean()) ** 2).sum() / (k - 1) / mse
+    i, j = np.triu_indices(k, 1)
+    diff = s.mean(axis=1)[i] - s.mean(axis=1)[j]
+    p = np.minimum(1, len(i) * 2 * stats.t.sf(np.abs(diff) / np.sqrt(2 * mse / n), df))
+    return diff, (p < alpha) & (stats.f.sf(f, k - 1, df) < alpha)
+
+
 def test_covid_round1_decision_matrix():
     need(COVID1)
     q = read_qrels(COVID1 / "qrels" / "qrels-rnd1.txt")
@@ -262,6 +301,16 @@ def test_covid_round1_decision_matrix():
     for f in ("P", "AP"):  # weak comparisons grow as the depth passes the pool depth
         assert rows[(f, 100)]["weak"] > rows[(f, 10)]["weak"] > 0.35
     assert round(dm.ranking_tau()["kendall_tau"], 4) == 0.3890
+    # the two Bonferroni follow-ups of the ANOVA (docs/decision-matrix.md): paired t-tests
+    # (the default) and t-tests on the one-way ANOVA's pooled error
+    assert np.bincount(dm.cell("AP", 1000).case, minlength=5)[1:].tolist() == [
+        4577, 2448, 1478, 1650]  # case 4: 1650 / 10153 = 0.163
+    pooled = compare_pairs(dm.perf[1, 2], dm.assess[2], test="anova-pooled-bonferroni")
+    assert np.bincount(pooled.case, minlength=5)[1:].tolist() == [
+        5850, 1992, 2008, 303]  # case 4: 303 / 10153 = 0.030
+    # the same with the two-way (runs x topics) ANOVA's residual as the error: not the 0.030
+    two_way = classify(*_two_way_pooled(dm.perf[1, 2]), *_two_way_pooled(dm.assess[2]))
+    assert int((two_way == 4).sum()) == 551  # 0.054
     # one pair by hand: Bonferroni over 10,153 paired t-tests (the ANOVA rejects)
     c = dm.cell("AP", 100)
     k = 5000

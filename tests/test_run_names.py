@@ -225,3 +225,57 @@ def test_compare_qrels_takes_runs_by_name_and_numbers_unnamed_ones():
     assert named.runs == ["x", "y"]
     assert named.orig[:, 0].tolist() == [1.0, 0.0] and named.new[:, 0].tolist() == [0.0, 1.0]
     assert compare_qrels([RUN_A, RUN_B], Q, Q, "P@1").runs == ["run1", "run2"]
+
+
+# ---- issue 19, item 4: names with the new input types ----------------------------------------
+
+def _csv(path, rows, run=None):
+    lines = ["qid,docno,score" + (",run" if run else "")]
+    lines += [f"{q},{d},{s}" + (f",{run}" if run else "") for q, d, s in rows]
+    path.write_text("\n".join(lines) + "\n")
+
+
+# FIRST and SECOND as rows
+ROWS_FIRST = [("1", "a", 3.0), ("1", "b", 2.0)]
+ROWS_SECOND = [("1", "b", 3.0), ("1", "a", 2.0)]
+
+
+def test_named_runs_of_every_new_kind(files):
+    from collections import namedtuple
+
+    ScoredDoc = namedtuple("ScoredDoc", "query_id doc_id score")
+
+    class Dataset:
+        def scoreddocs_iter(self):
+            return (ScoredDoc(*r) for r in ROWS_SECOND)
+
+    _csv(files / "t.csv", ROWS_FIRST)
+    runs = {"records": [ScoredDoc(*r) for r in ROWS_FIRST], "dataset": Dataset(),
+            "table": str(files / "t.csv"), "generator": (ScoredDoc(*r) for r in ROWS_SECOND)}
+    df = unjudged.evaluate(runs, str(files / "qrels.txt"), "P@1", per_topic=False)
+    assert df[["run", "value"]].values.tolist() == [
+        ["records", 1.0], ["dataset", 0.0], ["table", 1.0], ["generator", 0.0]]
+    # unnamed: records are one run, named like a dict
+    one = unjudged.evaluate([ScoredDoc(*r) for r in ROWS_FIRST], str(files / "qrels.txt"),
+                            "P@1", per_topic=False)
+    assert one[["run", "value"]].values.tolist() == [["run", 1.0]]
+
+
+def test_names_of_tables_on_the_command_line(files):
+    _csv(files / "a.csv", ROWS_FIRST, run="bm25")
+    _csv(files / "b.csv", ROWS_SECOND, run="bm25")
+    (files / "c.tsv").write_text("query_id\tdoc_id\tscore\n1\tb\t3.0\n")
+    paths = [str(files / n) for n in ("a.csv", "b.csv", "c.tsv")]
+    r = _eval(files, *paths, "-m", "P@1", "--names", "file")
+    assert r.exit_code == 0, r.output
+    assert _table(r.stdout) == [["run", "P@1"], ["a.csv", "1.0000"], ["b.csv", "0.0000"],
+                                ["c.tsv", "0.0000"]]
+    # by tag: a table's run column (read ahead from its head, like a TREC file's tag); runs
+    # sharing it are named by their files, with a note; a table without one by its file
+    r = _eval(files, *paths, "-m", "P@1")
+    assert r.exit_code == 0, r.output
+    assert _table(r.stdout) == [["run", "P@1"], ["a.csv", "1.0000"], ["b.csv", "0.0000"],
+                                ["c.tsv", "0.0000"]]
+    assert "2 runs share the tag 'bm25'" in r.stderr
+    r = _eval(files, paths[0], paths[2], "-m", "P@1")
+    assert _table(r.stdout) == [["run", "P@1"], ["bm25", "1.0000"], ["c.tsv", "0.0000"]]

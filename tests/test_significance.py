@@ -183,6 +183,44 @@ def test_anova_gate():
     assert anova_rm(flat)[1] < 1e-10  # topics as a block: the shift is obvious
 
 
+# Three runs on four topics for the pooled-error follow-up, worked by hand: means 0.5, 0.3 and
+# 0.1; within-run sums of squares 0.20, 0.08 and 0.04, so MSE = 0.32 / (3 * 3) on 9 df; the
+# standard error of a difference sqrt(2 MSE / 4) = 2/15; t = 0.2 / (2/15) = 1.5, 3.0, 1.5.
+# One-way ANOVA: between-run sum of squares 4 * (0.04 + 0 + 0.04) = 0.32, F = 0.16 / MSE = 4.5,
+# and with 2 numerator df P(F > 4.5) = (1 + 2 * 4.5 / 9) ** -4.5 = 2 ** -4.5.
+POOLED = np.array([[0.2, 0.4, 0.6, 0.8], [0.1, 0.3, 0.3, 0.5], [0.0, 0.2, 0.2, 0.0]])
+
+
+def test_anova_pooled_bonferroni_by_hand():
+    f, p = anova(POOLED)
+    assert (f, p) == pytest.approx((4.5, 2 ** -4.5))
+    res = pairwise_tests(POOLED, "abc", "anova-pooled-bonferroni", alpha=0.05)
+    raw = 2 * stats.t.sf([1.5, 3.0, 1.5], 9)  # 0.16785, 0.01496, 0.16785
+    assert [r.p_value for r in res] == pytest.approx(np.minimum(3 * raw, 1).tolist())
+    assert [round(r.p_value, 4) for r in res] == [0.5036, 0.0449, 0.5036]
+    assert [r.significant for r in res] == [False, True, False]
+    assert [r.mean_diff for r in res] == pytest.approx([0.2, 0.4, 0.2])
+    # Bonferroni-simultaneous intervals: t(1 - 0.05 / 6, 9) * 2/15 either side
+    half = stats.t.ppf(1 - 0.05 / 6, 9) * 2 / 15
+    assert (res[1].ci_low, res[1].ci_high) == pytest.approx((0.4 - half, 0.4 + half))
+    assert round(half, 4) == 0.3911
+    # the paired follow-up on the same runs: a vs c differs by 0.2, 0.2, 0.4, 0.8 (sd 0.2828,
+    # t = 2.83 on 3 df, p 0.0663, x 3 = 0.199): not significant, because it ignores the other
+    # runs' variance and has 3 df instead of 9
+    paired = pairwise_tests(POOLED, "abc", "anova-bonferroni", alpha=0.05)
+    assert round(paired[1].p_value, 3) == 0.199 and not any(r.significant for r in paired)
+    # the ANOVA gates both: at alpha 0.04 (< 2 ** -4.5) no pair is significant
+    gated = pairwise_tests(POOLED, "abc", "anova-pooled-bonferroni", alpha=0.04)
+    assert not any(r.significant for r in gated)
+
+
+def test_pooled_error_with_constant_runs():
+    s = np.array([[0.5, 0.5, 0.5], [0.25, 0.25, 0.25], [0.5, 0.5, 0.5]])
+    res = pairwise_tests(s, "abc", "anova-pooled-bonferroni")  # MSE 0: differences certain
+    assert [(r.p_value, r.significant) for r in res] == [(0.0, True), (1.0, False), (0.0, True)]
+    assert (res[0].ci_low, res[0].ci_high) == (0.25, 0.25)
+
+
 def test_anova_rm_equals_squared_paired_t_for_two_runs():
     s = _runs()
     f, p = anova_rm(s[:2])

@@ -26,7 +26,29 @@ CASES = [
     ("out.test.meas_params", MEAS_PARAMS + ["qrels.test", "results.test"]),
     ("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test",
                       "results.test"]),
+    ("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.test",
+                        "prefs.results.test"]),
+    ("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.comment.test",
+                        "prefs.results.test"]),
+    ("out.test.qrels_prefs", ["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test",
+                              "results.test"]),
+    ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123",
+                           "results.test"]),
+    ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.comments.123",
+                           "results.test"]),
 ]
+
+
+def test_all_fifteen_cases_of_expected_md():
+    """Every case EXPECTED.md lists is one of CASES (15 runs of trec_eval 10's test suite)."""
+    folder = need(TREC_EVAL)
+    rows = [line for line in (folder.parent / "EXPECTED.md").read_text().splitlines()
+            if line.startswith("| test/out")]
+    assert len(rows) == len(CASES) == 15
+    listed = sorted((r.split("|")[1].strip()[len("test/"):],
+                     r.split("|")[2].strip().strip("`").replace("test/", "")) for r in rows)
+    ours = sorted((e, " ".join(a)) for e, a in CASES)
+    assert [e for e, _ in listed] == [e for e, _ in ours]
 
 
 @pytest.mark.parametrize("expected,args", CASES, ids=[f"{c[0]}:{c[1][-2]}" for c in CASES])

@@ -9,7 +9,8 @@ The public API::
                                             -> pandas.DataFrame, scores under each strategy
                                                for unjudged documents (bounds, bootstrap)
     read_run(path_or_dict_or_frame) -> Run
-    read_qrels(path_or_dict_or_frame) -> Qrels
+    read_qrels(path_or_dict_or_frame) -> Qrels   (also tables, ScoredDoc/Qrel records,
+                                            ir_datasets objects and "irds:<id>")
     parse_measures(["nDCG@10", "P@5"]) -> [Measure, ...]
     Policies(...)                           trec_eval's conventions as named options
 
@@ -26,6 +27,9 @@ The public API::
     infer(runs, sampled_qrels, measures, level=0.95) -> DataFrame   infAP, xinfAP, infNDCG,
                                                  iP@k with variances and intervals
     sample_qrels(qrels, design, ...) / sampling_experiment(...)   seed 002's designs
+
+`import unjudged.ir_measures` registers unjudged as an ir_measures provider, with estimate
+measures (Upper, Bootstrap, ...) for ir_measures and PyTerrier (docs/ir_measures.md).
 
 Heavy modules load on first use so that `unjudged --help` starts fast.
 """

@@ -18,7 +18,10 @@ from unjudged.errors import InvalidOptionError
 #:  - "docno": score descending, then docno ascending
 #:  - "rank": the rank column, ascending (ties by file order)
 #:  - "file": the order of the lines in the file
-TieBreak = Literal["trec_eval", "docno", "rank", "file"]
+#:  - "sample_eval": score descending compared in double precision, then docno descending by
+#:    byte comparison: sample_eval.pl's order (Perl compares numbers as doubles); scores that
+#:    "trec_eval" ties because they differ only beyond about 7 significant digits stay apart
+TieBreak = Literal["trec_eval", "docno", "rank", "file", "sample_eval"]
 
 #: What a negative grade in the qrels means.
 #:  - "unjudged": pooled but unjudged (trec_eval): no gain, skipped by bpref and infAP, counted
@@ -60,7 +63,7 @@ class Policies:
         ...     Policies(ties="score")
         ... except InvalidOptionError as exc:
         ...     print(exc)
-        ties: expected one of trec_eval, docno, rank, file, got 'score'
+        ties: expected one of trec_eval, docno, rank, file, sample_eval, got 'score'
     """
 
     ties: TieBreak = "trec_eval"

@@ -4,7 +4,19 @@ One module per family of commands; each registers its commands on `main` when im
 Modules import only click at the top so that `unjudged --help` starts fast.
 """
 
-from unjudged.cli import compare, evaluate, experiment, matrix, pool, qrels, report, sampling, text  # noqa: F401
+from unjudged.cli import (  # noqa: F401
+    compare,
+    evaluate,
+    experiment,
+    matrix,
+    ndeval,
+    pool,
+    qrels,
+    report,
+    sample_eval,
+    sampling,
+    text,
+)
 from unjudged.cli._base import main, write_output
 
 __all__ = ["main", "write_output"]

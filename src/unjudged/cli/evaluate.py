@@ -27,7 +27,7 @@ from unjudged.cli._base import (
 )
 from unjudged.cli._runs import baseline_name, cli_runs, run_options
 from unjudged.cli._strategies import StrategyColumn, all_methods, methods_help
-from unjudged.cli.matrix import ALPHA, PAIRED_TESTS
+from unjudged.cli.matrix import PAIRED_TESTS, SIGNIFICANCE
 from unjudged.strategies.registry import BASELINE, STRATEGIES
 
 
@@ -57,7 +57,7 @@ from unjudged.strategies.registry import BASELINE, STRATEGIES
               "matrix case; weak cases mean a win or tie rests on uneven judging.")
 @click.option("--test", type=click.Choice(PAIRED_TESTS), default="t", show_default=True,
               help="Paired test of --baseline.")
-@ALPHA
+@SIGNIFICANCE
 @click.option("--stream", is_flag=True, help="Read each run a block of topics at a time: "
               "memory bounded by the largest topic, not the file. Needs runs grouped by topic.")
 @click.option("--stream-block", type=click.IntRange(1), default=None, hidden=True,
@@ -204,9 +204,13 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
 @click.option("-l", "rel_level", type=int, default=1, help="Relevance level (default 1).")
 @click.option("-J", "judged_only", is_flag=True, help="Judged documents only.")
 @click.option("-Z", "zscores", default=None, help="z-score file: qid measure mean stddev.")
+@click.option("-R", "rel_format", type=click.Choice(["qrels", "prefs", "qrels_prefs", "qrels_jg"]),
+              default="qrels", show_default=True, help="Format of QRELS: preferences "
+              "(qid jg jsg docno level; -m all_prefs), a qrels read as preferences, or a qrels "
+              "whose iter column names judgment groups (-m qrels_jg).")
 def trec_eval_cmd(qrels, run, per_query, complete, nosummary, measures, depth, rel_level,
-                  judged_only, zscores) -> None:
-    """Drop-in replacement for trec_eval 10 on standard qrels: byte-identical output."""
+                  judged_only, zscores, rel_format) -> None:
+    """Drop-in replacement for trec_eval 10: byte-identical output."""
     lean_arrow()
     from unjudged.io import read_qrels, read_run
     from unjudged.policies import Policies
@@ -214,6 +218,15 @@ def trec_eval_cmd(qrels, run, per_query, complete, nosummary, measures, depth, r
 
     pol = Policies(complete=complete, rel_level=rel_level, depth=depth, judged_only=judged_only)
     z = read_zscores(zscores) if zscores else None
+    if rel_format != "qrels":
+        from unjudged.io.prefs import read_prefs
+        from unjudged.trec_eval._prefs import run_trec_eval_prefs
+
+        text = run_trec_eval_prefs(read_run(run), read_prefs(qrels, rel_format),
+                                   list(measures), pol, per_query=per_query,
+                                   summary=not nosummary, zscores=z)
+        write_output(text, None)
+        return
     q = read_qrels(qrels)
     text = run_trec_eval(read_run(run, qrels=q), q, list(measures), pol,
                          per_query=per_query, summary=not nosummary, zscores=z)
@@ -222,11 +235,13 @@ def trec_eval_cmd(qrels, run, per_query, complete, nosummary, measures, depth, r
 
 @main.command("measures")
 @click.argument("name", required=False)
-def measures_cmd(name) -> None:
-    """List every registered measure, or describe NAME."""
+@click.option("--width", type=click.IntRange(min=40), default=None,
+              help="Wrap at this many columns [default: the terminal's width, or $COLUMNS].")
+def measures_cmd(name, width) -> None:
+    """List every registered measure (usage, first sentence, aliases), or describe NAME."""
     from unjudged.report.catalogue import describe, listing
 
-    write_output(describe(name) if name else listing(), None)
+    write_output(describe(name, width) if name else listing(width), None)
 
 
 @main.command("demo")

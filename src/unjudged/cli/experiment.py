@@ -20,6 +20,7 @@ from unjudged.cli._base import (
 )
 from unjudged.cli._runs import cli_runs, run_options
 from unjudged.cli._strategies import all_comparable
+from unjudged.policies import NEGATIVES
 
 
 @main.group("experiment")
@@ -32,7 +33,8 @@ def experiment_group() -> None:
 @click.argument("runs", nargs=-1, required=True)
 @click.option("--groups", "groups_path", required=True,
               help="Which group submitted each run: `run group` lines or a CSV with run and "
-              "group/team columns.")
+              "group/team columns (and, optionally, which runs contributed: a `contributed "
+              "judgments` column of yes/no).")
 @click.option("-k", "--depth", type=click.IntRange(1), required=True,
               help="Depth of the pool the groups contributed to.")
 @MEASURES
@@ -46,6 +48,8 @@ def experiment_group() -> None:
 @SEED
 @POINT
 @ties_option()
+@click.option("--negative", type=click.Choice(NEGATIVES), default="unjudged", show_default=True,
+              help="Meaning of negative grades in the qrels.")
 @run_options
 @executor_options
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
@@ -58,18 +62,20 @@ def experiment_group() -> None:
               help="Draw each strategy's estimates against the truth (FILE.png, .pdf, .svg; "
               "first measure).")
 def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction, b, seed,
-             point, ties, names, strict, jobs, dask, fmt, output, details_path,
+             point, ties, negative, names, strict, jobs, dask, fmt, output, details_path,
              plot_path) -> None:
     """For each group, remove the judgments only its runs brought into the depth-K pool of
     RUNS, score its runs on the reduced QRELS with each strategy and compare with their scores
-    on the full QRELS (seed 000, Tables 4-6)."""
+    on the full QRELS (seed 000, Tables 4-6). RUNS should be the runs that contributed to the
+    pool: others are noted (refused with --strict), as the groups file's contributing column
+    or, without one, the QRELS show (a contributing run's top K documents are all judged)."""
     lean_arrow()
     from unjudged.errors import InvalidOptionError
     from unjudged.experiments.accuracy import prediction_table, preference_table
     from unjudged.experiments.logo import check_strategies, leave_one_group_out
     from unjudged.experiments.logo_summary import logo_counts, logo_panels
     from unjudged.io import read_qrels
-    from unjudged.io.groups import read_groups
+    from unjudged.io.groups import read_contributors, read_groups
     from unjudged.measures import parse_measures
     from unjudged.report.experiment import render_logo
 
@@ -83,14 +89,17 @@ def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction
     check_suffix(plot_path, PLOT_SUFFIXES, "--plot")
     ms = parse_measures(list(measures))
     groups = read_groups(groups_path)
+    contributors = read_contributors(groups_path)
     q = read_qrels(qrels)
     from unjudged.policies import Policies
 
-    loaded = list(cli_runs(runs, q, policies=Policies(ties=ties), names=names, strict=strict))
+    policies = Policies(ties=ties, negative=negative)
+    loaded = list(cli_runs(runs, q, policies=policies, names=names, strict=strict))
     with executor_from_options(jobs, dask) as ex:
         sweep = leave_one_group_out(loaded, q, groups, depth, ms, strategies=chosen,
                                     top_fraction=top_fraction, b=b, seed=seed, point=point,
-                                    executor=ex, groups_source=groups_path)
+                                    policies=policies, executor=ex, groups_source=groups_path,
+                                    contributors=contributors, strict=strict)
     tables = {m.name: (prediction_table(sweep, i), preference_table(sweep, i))
               for i, m in enumerate(ms)}
     text = render_logo(sweep, tables, fmt, counts=logo_counts(sweep))

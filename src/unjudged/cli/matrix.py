@@ -10,7 +10,8 @@ from unjudged.cli._runs import cli_runs, run_options
 #: The tests of unjudged.stats.significance (TESTS for one pair, METHODS for every pair), listed
 #: here so that --help needs no numpy.
 PAIRED_TESTS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap")
-METHODS = ("anova-bonferroni", "anova-holm", "t-holm", "t-bonferroni", "tukey") + PAIRED_TESTS
+METHODS = ("anova-bonferroni", "anova-pooled-bonferroni", "anova-holm", "t-holm",
+           "t-bonferroni", "tukey") + PAIRED_TESTS
 
 
 def _depths(ctx, param, value: str) -> list[int]:
@@ -24,14 +25,36 @@ def _depths(ctx, param, value: str) -> list[int]:
     return depths
 
 
-def _alpha(ctx, param, value: float) -> float:
+def _significance(ctx, param, value: float) -> float:
     if not 0 < value < 1:
         raise click.BadParameter(f"expected a level between 0 and 1, got {value}")
     return value
 
 
-ALPHA = click.option("--alpha", type=float, default=0.05, show_default=True, callback=_alpha,
-                     help="Significance level.")
+#: Why --alpha is refused: the test level and the novelty parameter of the diversity measures
+#: are both called alpha, and a diversity user's --alpha 0.3 used to change the test silently.
+ALPHA_GONE = ("--alpha is not an option: give the significance level of the tests as "
+              "--significance 0.05, and the novelty parameter of a diversity measure in the "
+              "measure, as in -m 'alpha-nDCG(alpha=0.3)@20'")
+
+
+def _no_alpha(ctx, param, value: str | None) -> None:
+    if value is not None:
+        from unjudged.errors import InvalidOptionError
+
+        raise InvalidOptionError(ALPHA_GONE)
+
+
+def SIGNIFICANCE(fn):
+    """--significance LEVEL (the tests' level, passed on as `alpha`), and a hidden --alpha that
+    fails with ALPHA_GONE."""
+    fn = click.option("--alpha", "removed_alpha", default=None, hidden=True, expose_value=False,
+                      callback=_no_alpha, help="Refused: see --significance.")(fn)
+    return click.option("--significance", "alpha", type=float, default=0.05, show_default=True,
+                        callback=_significance, metavar="LEVEL",
+                        help="Significance level of the tests (for the novelty parameter of "
+                        "a diversity measure write it in the measure: "
+                        "'alpha-nDCG(alpha=0.3)').")(fn)
 
 
 @main.command("matrix")
@@ -44,8 +67,11 @@ ALPHA = click.option("--alpha", type=float, default=0.05, show_default=True, cal
               help="Measurement depths d: each family at @d, tested beside A_p@d (Judged@d).")
 @click.option("--test", type=click.Choice(METHODS), default="anova-bonferroni",
               show_default=True, help="Test applied to every pair of runs, for the measure and "
-              "for A_p (adjusted for all pairs where the method adjusts).")
-@ALPHA
+              "for A_p (adjusted for all pairs where the method adjusts). After a one-way "
+              "ANOVA over the runs, anova-bonferroni follows up with paired t-tests, "
+              "anova-pooled-bonferroni with t-tests on the ANOVA's pooled error (runs as "
+              "independent groups); both Bonferroni-adjusted.")
+@SIGNIFICANCE
 @SEED
 @click.option("--ap-denominator", type=click.Choice(["retrieved", "depth"]),
               default="retrieved", show_default=True, help="A_p@d: judged share of the top "

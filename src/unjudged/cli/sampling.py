@@ -22,6 +22,18 @@ from unjudged.cli.experiment import experiment_group
 #: what `infer` reports without -m: the estimators of seed 002, as sample_eval prints them
 DEFAULT_MEASURES = ("infAP", "xinfAP", "infNDCG", "iP@10", "iNumRelRet", "iNumRel")
 
+_LEVELS = tuple(f"iIPrec(recall={x / 10})" for x in range(11))
+#: --compat: what each sample_eval.pl copy prints, as the project's measures (its policies:
+#: -M 1000 and the "sample_eval" tie order). infAP is xinfAP (the 2012 copy rescales by R/1000);
+#: the ideal DCG rounds counts (TREC copy) or keeps them fractional (TRECVID copy), and both
+#: copies let lower grades spill past rank 1000.
+COMPAT_MEASURES = {
+    "sample_eval": ("xinfAP", "infNDCG(ideal='rounded',spill=1)@1000", *_LEVELS, "iP@10",
+                    "iP@50", "iP@1000", "iNumRelRet", "iNumRel"),
+    "sample_eval-trecvid": ("xinfAP(cap=1000)", "infNDCG(spill=1)@1000", *_LEVELS, "iP@10",
+                            "iP@100", "iP@1000", "iNumRelRet", "iNumRel"),
+}
+
 
 def _level(ctx, param, value):
     if value is not None and not 0.0 < value < 1.0:
@@ -47,6 +59,10 @@ def _level(ctx, param, value):
               help="Bootstrap replicates for the intervals.")
 @SEED
 @click.option("-q", "--per-topic", is_flag=True, help="Also print per-topic values.")
+@click.option("--compat", type=click.Choice(sorted(COMPAT_MEASURES)), default=None,
+              help="sample_eval.pl's values: NIST's TREC copy (sample_eval) or the TRECVID "
+              "copy (sample_eval-trecvid): its measures unless -m is given, -M 1000 unless -M "
+              "is given, and --ties sample_eval.")
 @policy_options
 @run_options
 @click.option("-J", "--judged-only", is_flag=True,
@@ -54,8 +70,9 @@ def _level(ctx, param, value):
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
               default="table", show_default=True)
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
-def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, complete, rel_level,
-              depth, ties, negative, names, strict, judged_only, fmt, output) -> None:
+def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, compat, complete,
+              rel_level, depth, ties, negative, names, strict, judged_only, fmt,
+              output) -> None:
     """Inferred measures of RUNS from sampled judgments QRELS: sample_eval's 5-column
     `topic iter docno stratum grade` (-1 = not sampled) or trec_eval's 4 columns (one
     stratum; -1 = pooled, unjudged). Topic 'all' is the mean over topics (iNumRel and
@@ -67,6 +84,10 @@ def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, complete
     from unjudged.policies import Policies
     from unjudged.report.rows import render_rows
 
+    if compat is not None:
+        measures = measures or COMPAT_MEASURES[compat]
+        depth = 1000 if depth is None else depth
+        ties = "sample_eval"
     ms = parse_measures(list(measures or DEFAULT_MEASURES))
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)

@@ -147,6 +147,9 @@ def _fractions(ctx, param, value: str) -> list[float]:
               help="Cascade measures on the full judgments (also scored raw and condensed).")
 @click.option("--divergence", default="ABS-NB@20,ABS-RB@20,DELTA-NB@20,DELTA-RB@20",
               show_default=True, help="Divergence measures scored on the samples.")
+@click.option("--sample", type=click.Choice(["per-query", "per-subtopic"]), default="per-query",
+              show_default=True, help="Draw p% of each topic's relevant documents, each with "
+              "all its labels (seed 004), or p% of each subtopic's relevant lines.")
 @_text_options("--corpus-format")
 @executor_options
 @run_options
@@ -158,9 +161,10 @@ def _fractions(ctx, param, value: str) -> list[float]:
 @click.option("--details", "details_path", default=None,
               help="Every repetition's tau to FILE (.csv, .tsv or .jsonl).")
 def diversity_sampling_cmd(qrels, runs, corpus, levels, repetitions, seed, reference,
-                           divergence, fmt, fields, stopwords, stem, cache_dir, no_cache, jobs,
-                           dask, names, strict, out_fmt, output, plot_path, details_path):
-    """Keep p% of the relevant documents of each subtopic (at least one) and p% of the
+                           divergence, sample, fmt, fields, stopwords, stem, cache_dir,
+                           no_cache, jobs, dask, names, strict, out_fmt, output, plot_path,
+                           details_path):
+    """Keep p% of the relevant documents of each topic (at least one; --sample) and p% of the
     non-relevant ones of diversity QRELS, score RUNS with the reference measures on raw and
     condensed lists and with the divergence measures, and report Kendall's tau against the
     references on the full judgments, mean and sd over repetitions (seed 004, Figure 1)."""
@@ -182,7 +186,8 @@ def diversity_sampling_cmd(qrels, runs, corpus, levels, repetitions, seed, refer
     ix = _index(corpus, fmt, fields, stopwords, stem, cache_dir, no_cache)
     with executor_from_options(jobs, dask) as ex:
         sweep = diversity_sampling(loaded, q, ix, levels=levels, repetitions=repetitions,
-                                   seed=seed, references=refs, divergence=divs, executor=ex)
+                                   seed=seed, references=refs, divergence=divs, executor=ex,
+                                   sample=sample)
     text = render_rows(sweep.table(), ["p", "estimator", "reference", "tau", "sd"], out_fmt,
                        lead=3, title=f"{len(loaded)} runs, {repetitions} repetitions, seed "
                        f"{seed}, {sweep.seconds:.1f} s" if out_fmt == "table" else None)

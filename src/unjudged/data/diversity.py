@@ -8,7 +8,10 @@ least one relevant document. Each judged document's relevant subtopics are a bit
 64 subtopics per topic), so a ranking's subtopic gains are one uint64 per position.
 
 `DiversityJudged` extends a judged batch with those masks, aligned with the grades: slicing to a
-cutoff, condensing (dropping unjudged positions) and filling keep them in step.
+cutoff, condensing (dropping unjudged positions) and filling keep them in step. The graded form
+of ERR-IA (seed 004's eq. 2) needs each document's grade per subtopic: qrels with a subtopic
+grade above 1 make the judged batch carry those too (`sgrade`, (topics, depth, S) int8), in
+step with the masks; binary qrels never pay for them (their grades are the mask bits).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from unjudged.errors import InputError
 from unjudged.policies import Policies
 
 MAX_SUBTOPICS = 64  #: relevant subtopics per topic (one bit each in a uint64 mask)
+#: the highest subtopic grade graded ERR-IA reads (2^g must stay exact, and grades are int8);
+#: higher grades are read as any grade is, and only the paper form refuses them
+MAX_GRADE = 62
 
 
 @dataclass(eq=False)
@@ -40,6 +46,9 @@ class Subtopics:
         uniform: the probabilities are ndeval's uniform ones.
         nrel: (topics, S) relevant documents per subtopic.
         docs: per qrels key its docno (for ndeval's tie-breaking in the ideal ranking).
+        gmax: the highest subtopic grade in the qrels (1 for binary ones): the grade scale's
+            top that the graded ERR-IA's R = (2^g - 1) / 2^gmax divides by.
+        lines: (qrels key, subtopic, grade) of each relevant line, for `key_grade`.
 
     Example:
         >>> from unjudged.io.diversity import read_diversity_qrels
@@ -61,7 +70,11 @@ class Subtopics:
     keys: np.ndarray
     docnames: np.ndarray
     topic_offsets: np.ndarray
+    gmax: int = 1
+    lines: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     _ideal: dict[float, np.ndarray] = field(default_factory=dict, repr=False)
+    _key_grade: np.ndarray | None = field(default=None, repr=False)
+    _ideal_grades: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, qrels: Qrels, intents: dict[tuple[str, str], float] | None = None,
@@ -100,8 +113,45 @@ class Subtopics:
 
         docnames = np.asarray(qrels.docs.take(pc.cast(  # type: ignore[call-overload]  # stubs: takes numpy
             qrels.keys % max(len(qrels.docs), 1), "int64")).to_numpy(zero_copy_only=False))
+        grade = np.clip(qrels.grade[rel].astype(np.int64), 0, None)
+        gmax = int(grade.max(initial=1))
         return cls(list(qrels.topics), labels, mask, prob, intents is None, nrel, qrels.keys,
-                   docnames.astype(str), qrels.topic_offsets)
+                   docnames.astype(str), qrels.topic_offsets, gmax,
+                   (line_key, sub.astype(np.int64), grade))
+
+    @property
+    def graded(self) -> bool:
+        """Some subtopic judgment has a grade above 1 (only then do grades differ from the
+        masks' bits)."""
+        return self.gmax > 1
+
+    def key_grade(self) -> np.ndarray:
+        """(len(keys), S) int8 grade of each judged document for each subtopic (0 = not
+        relevant), built on first use. Without the lines (a hand-built Subtopics) the masks'
+        bits are the grades."""
+        if self._key_grade is None:
+            s = self.prob.shape[-1]
+            if self.lines is None:
+                self._key_grade = unpack(self.key_mask, s).astype(np.int8)
+            else:
+                key, sub, grade = self.lines
+                out = np.zeros((self.key_mask.size, s), dtype=np.int8)
+                np.maximum.at(out, (key, sub), grade.astype(np.int8))
+                self._key_grade = out
+        return self._key_grade
+
+    def ideal_grades(self) -> np.ndarray:
+        """(topics, R, S) subtopic grades of the greedy ideal ranking of graded ERR-IA.
+
+        At each rank the document with the largest gain sum_j w_j R_j(d) prod_i (1 - R_j(i))
+        (i over the documents already placed, R = (2^g - 1) / 2^gmax, w_j = 1 under uniform
+        intents, else the intent probability) comes next; ties go to the largest docno, as
+        in `ideal`. On binary grades (R = 1/2) the gains are half of ndeval's at alpha = 0.5,
+        so the ranking is `ideal(0.5)`'s.
+        """
+        if self._ideal_grades is None:
+            self._ideal_grades = self._greedy_graded()
+        return self._ideal_grades
 
     def ideal(self, alpha: float) -> np.ndarray:
         """(topics, R) masks of ndeval's greedy ideal ranking of the relevant documents.
@@ -116,16 +166,21 @@ class Subtopics:
             self._ideal[alpha] = self._greedy(alpha)
         return self._ideal[alpha]
 
-    def _greedy(self, alpha: float) -> np.ndarray:
-        nt, s = self.prob.shape
+    def _candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The relevant documents' keys, their topics and per-topic counts, each topic's by
+        docno descending (argmax's first hit = largest docno), and the largest count."""
+        nt = self.prob.shape[0]
         cand_key = np.flatnonzero(self.key_mask != 0)
         ktopic = np.searchsorted(self.topic_offsets, cand_key, side="right") - 1
-        # within a topic, candidates by docno descending: argmax's first hit = largest docno
         order = np.lexsort((self.docnames[cand_key], ktopic))[::-1]
         order = order[np.argsort(ktopic[order], kind="stable")]
         cand_key, ktopic = cand_key[order], ktopic[order]
         counts = np.bincount(ktopic, minlength=nt)
-        width = int(counts.max(initial=0))
+        return cand_key, ktopic, counts, int(counts.max(initial=0))
+
+    def _greedy(self, alpha: float) -> np.ndarray:
+        nt, s = self.prob.shape
+        cand_key, ktopic, counts, width = self._candidates()
         masks = np.zeros((nt, max(width, 1)), dtype=np.uint64)
         masks[ktopic, _ramp(counts)] = self.key_mask[cand_key]
         bits = unpack(masks, s)  # (topics, docs, S)
@@ -142,6 +197,37 @@ class Subtopics:
             taken[rows[live], pick[live]] = True
             weight[live] *= np.where(bits[rows[live], pick[live]] > 0, 1.0 - alpha, 1.0)
         return out
+
+    def _greedy_graded(self) -> np.ndarray:
+        nt, s = self.prob.shape
+        cand_key, ktopic, counts, width = self._candidates()
+        grades = np.zeros((nt, max(width, 1), s), dtype=np.int8)
+        grades[ktopic, _ramp(counts)] = self.key_grade()[cand_key]
+        r = stop_probability(grades, self.gmax)  # (topics, docs, S)
+        weight = np.ones((nt, s)) if self.uniform else self.prob.copy()
+        taken = r.sum(axis=-1) == 0
+        out = np.zeros_like(grades)
+        rows = np.arange(nt)
+        for k in range(width):  # sequential by nature; vectorised over topics and documents
+            score = (r * weight[:, None, :]).sum(axis=-1)
+            score[taken] = -1.0
+            pick = np.argmax(score, axis=1)
+            live = rows[k < counts]
+            out[live, k] = grades[live, pick[live]]
+            taken[live, pick[live]] = True
+            weight[live] *= 1.0 - r[live, pick[live]]
+        return out
+
+
+def stop_probability(grade: np.ndarray, gmax: int) -> np.ndarray:
+    """ERR's R = (2^g - 1) / 2^gmax of subtopic grades (0 and below: 0).
+
+    Example:
+        >>> stop_probability(np.array([0, 1, 2, 3]), 3).tolist()
+        [0.0, 0.125, 0.375, 0.875]
+    """
+    g = np.clip(grade.astype(np.int64), 0, None)
+    return (np.left_shift(1, g) - 1) / float(2 ** gmax)
 
 
 def _probabilities(topics, labels, intents, width) -> np.ndarray:
@@ -184,30 +270,37 @@ class DiversityJudged(Judged):
         mask: (n, depth) uint64, 0 for unjudged, non-relevant and padding positions.
         subtopics: the qrels' subtopic facts.
         qidx: (n,) each evaluated topic's index in `subtopics`.
+        sgrade: (n, depth, S) int8 grade per subtopic of each position, aligned like `mask`;
+            None unless the qrels are graded per subtopic (see the module docstring).
     """
 
     mask: np.ndarray = field(default_factory=lambda: np.zeros((0, 1), np.uint64))
     subtopics: Subtopics | None = None
     qidx: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    sgrade: np.ndarray | None = None
 
     def topic_slice(self, a: int, b: int) -> DiversityJudged:
-        return self._with(Judged.topic_slice(self, a, b), self.mask[..., a:b, :], self.qidx[a:b])
+        sg = None if self.sgrade is None else self.sgrade[a:b]
+        return self._with(Judged.topic_slice(self, a, b), self.mask[..., a:b, :], self.qidx[a:b],
+                          sg)
 
     def with_grades(self, grades: np.ndarray, length: np.ndarray | None = None
                     ) -> DiversityJudged:
         """Other grades; the masks follow when the positions were cut, padded or condensed
         (the strategies' only reorderings), and stay put when grades were filled in place."""
         old, k = self.grades, grades.shape[-1]
-        mask = self.mask
+        mask, sg = self.mask, self.sgrade
         if not _same_judged(grades, old):
             if k <= old.shape[-1] and np.array_equal(grades, old[..., :k]):
                 mask = mask[..., :k]
+                sg = None if sg is None else sg[:, :k]
             elif k > old.shape[-1] and np.array_equal(grades[..., :old.shape[-1]], old):
-                mask = np.concatenate([mask, np.zeros(mask.shape[:-1] + (k - mask.shape[-1],),
-                                                      np.uint64)], axis=-1)
+                mask = _pad_positions(mask, k, -1)
+                sg = None if sg is None else _pad_positions(sg, k, 1)
             else:
                 mask = _follow_condense(old, grades, mask)
-        return self._with(Judged.with_grades(self, grades, length), mask, self.qidx)
+                sg = None if sg is None else _follow_condense(old, grades, sg)
+        return self._with(Judged.with_grades(self, grades, length), mask, self.qidx, sg)
 
     def cut_mask(self, k: int | None) -> np.ndarray:
         """Masks of the top k, zero-padded like Judged.cut."""
@@ -216,9 +309,26 @@ class DiversityJudged(Judged):
             return m if k is None else m[..., :k]
         return np.concatenate([m, np.zeros(m.shape[:-1] + (k - m.shape[-1],), np.uint64)], -1)
 
-    def _with(self, base: Judged, mask: np.ndarray, qidx: np.ndarray) -> DiversityJudged:
+    def cut_sgrade(self, k: int | None) -> np.ndarray | None:
+        """(n, k, S) subtopic grades of the top k, zero-padded; None without them. The masks'
+        width counts (a stream batch may widen the masks and leave the grades as they were)."""
+        sg = self.sgrade
+        if sg is None:
+            return None
+        k = self.mask.shape[-1] if k is None else k
+        return sg[:, :k] if k <= sg.shape[1] else _pad_positions(sg, k, 1)
+
+    def _with(self, base: Judged, mask: np.ndarray, qidx: np.ndarray,
+              sgrade: np.ndarray | None = None) -> DiversityJudged:
         return DiversityJudged(base.run_name, base.topics, base.grades, base.length, base.pool,
-                               base.retrieved, base.policies, mask, self.subtopics, qidx)
+                               base.retrieved, base.policies, mask, self.subtopics, qidx, sgrade)
+
+
+def _pad_positions(a: np.ndarray, k: int, axis: int) -> np.ndarray:
+    """`a` zero-padded to k positions along `axis` (the rank axis)."""
+    widths = [(0, 0)] * a.ndim
+    widths[axis] = (0, k - a.shape[axis])
+    return np.pad(a, widths)
 
 
 def _same_judged(new: np.ndarray, old: np.ndarray) -> bool:
@@ -231,15 +341,17 @@ def _same_judged(new: np.ndarray, old: np.ndarray) -> bool:
 
 
 def _follow_condense(old: np.ndarray, new: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The masks of `old`'s positions that `new` keeps, when `new` condenses `old` to its judged
-    documents (with or without the pooled-but-unjudged ones)."""
+    """The masks (or (n, depth, S) subtopic grades) of `old`'s positions that `new` keeps, when
+    `new` condenses `old` to its judged documents (with or without the pooled-but-unjudged
+    ones)."""
     for keep in (old >= 0, old >= -1):
         order, length = _condense_order(keep)
         got = np.where(np.arange(order.shape[1]) >= length[:, None], PAD,
                        np.take_along_axis(old, order, axis=1))
         if got.shape == new.shape and np.array_equal(got, new):
-            out = np.take_along_axis(mask, order, axis=1)
-            out[np.arange(order.shape[1]) >= length[:, None]] = 0
+            idx = order.reshape(order.shape + (1,) * (mask.ndim - 2))
+            out = np.take_along_axis(mask, idx, axis=1)
+            out[np.arange(order.shape[1])[None, :] >= length[:, None]] = 0
             return out
     raise ValueError("diversity rankings can only be cut, padded, filled or condensed")
 
@@ -251,9 +363,10 @@ def _condense_order(keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def judge_diversity(run: Run, qrels: Qrels, policies: Policies = Policies(),
-                    pool: Pool | None = None, subtopics: Subtopics | None = None
-                    ) -> DiversityJudged:
-    """Judge a run and attach each ranked document's relevant subtopics.
+                    pool: Pool | None = None, subtopics: Subtopics | None = None,
+                    grades: bool | None = None) -> DiversityJudged:
+    """Judge a run and attach each ranked document's relevant subtopics, and (`grades`; by
+    default when the qrels are graded per subtopic) its grade for each subtopic.
 
     Example:
         >>> from unjudged.io.diversity import read_diversity_qrels
@@ -270,8 +383,13 @@ def judge_diversity(run: Run, qrels: Qrels, policies: Policies = Policies(),
     mask = np.where(base.key_index >= 0, subtopics.key_mask[np.maximum(base.key_index, 0)],
                     np.uint64(0)).astype(np.uint64)
     qidx = qrels.topic_codes(base.topics)
+    sgrade = None
+    if (subtopics.graded and subtopics.gmax <= MAX_GRADE) if grades is None else grades:
+        kg = subtopics.key_grade()
+        sgrade = np.where((base.key_index >= 0)[..., None], kg[np.maximum(base.key_index, 0)],
+                          np.int8(0)).astype(np.int8)
     out = DiversityJudged(base.run_name, base.topics, base.grades, base.length, base.pool,
-                          base.retrieved, policies, mask, subtopics, qidx)
+                          base.retrieved, policies, mask, subtopics, qidx, sgrade)
     if policies.judged_only:  # trec_eval -J: keeps judged and pooled-but-unjudged documents
         out = out.with_grades(*condense(out.grades, keep_pooled=True))
     return out

@@ -16,6 +16,8 @@ from unjudged.data.run import Run
 from unjudged.engine.results import Results, RunResult
 from unjudged.errors import InputError, note
 from unjudged.io import read_qrels, read_run, read_runs
+from unjudged.io.irds import is_irds_source
+from unjudged.io.records import first_is_record, is_records
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import NameMode, Policies, TieBreak
 
@@ -31,9 +33,13 @@ def _as_runs(runs: Any, ties: TieBreak, qrels: Qrels | None = None,
             out.append(run if run.name == str(name) else replace(run, name=str(name)))
     else:
         if isinstance(runs, (Run, Mapping, str, bytes, io.IOBase)) \
-                or type(runs).__name__ == "DataFrame" or hasattr(runs, "__fspath__"):
+                or type(runs).__name__ == "DataFrame" or hasattr(runs, "__fspath__") \
+                or is_irds_source(runs):
             # one run (a stream is one file, not a list of sources)
             runs = [runs]
+        elif is_records(runs):
+            one, runs = first_is_record(runs)  # records (ScoredDoc, ...) are one run
+            runs = [runs] if one else runs
         out = read_runs(runs, ties=ties, qrels=qrels, names=names)
     if qrels is not None:
         for run in out:
@@ -56,10 +62,11 @@ def _named(mapping: Mapping) -> bool:
             kinds.add("named" if isinstance(first, Mapping) else "run")
         else:
             kinds.add("named" if isinstance(value, (str, Run)) or hasattr(value, "__fspath__")
-                      or type(value).__name__ == "DataFrame" else "other")
+                      or type(value).__name__ == "DataFrame" or is_irds_source(value)
+                      or (is_records(value) and not isinstance(value, tuple)) else "other")
     if "other" in kinds or len(kinds) > 1:
         raise InputError("<dict>", "expected one run {qid: {docno: score}} or runs by name "
-                         "{name: path, Run, DataFrame or {qid: {docno: score}}}")
+                         "{name: path, Run, DataFrame, records or {qid: {docno: score}}}")
     return kinds == {"named"}
 
 
@@ -100,12 +107,14 @@ def evaluate(runs: Any, qrels: Any, measures: Any, *, per_topic: bool = True,
     """Evaluate runs against qrels; returns a tidy DataFrame (run, topic, measure, value).
 
     `runs` is one run or a list of them: paths (directories and globs expand to the run files
-    they hold), Runs, DataFrames or dicts {qid: {docno: score}}; or a dict {name: run} that
-    names each. A dict whose values are rankings {docno: score} is one run; one whose values
-    are paths, Runs, DataFrames or such dicts is {name: run}. Other runs are named by their
-    tag (`names="tag"`) or file (`names="file"`); runs sharing a tag are named by their files,
-    and unnamed dicts and DataFrames are `run1`, `run2`, ... (`run` if alone). `qrels` is a
-    path, dict {qid: {docno: grade}} or DataFrame; `measures` names such as "nDCG@10" or
+    they hold; TREC files, or CSV/TSV/JSONL/Parquet with a header), Runs, DataFrames, dicts
+    {qid: {docno: score}}, iterables of records (ir_measures' ScoredDoc), ir_datasets datasets
+    or `irds:<id>`; or a dict {name: run} that names each. A dict whose values are rankings
+    {docno: score} is one run; one whose values are paths, Runs, DataFrames, records or such
+    dicts is {name: run}. Other runs are named by their tag (`names="tag"`) or file
+    (`names="file"`); runs sharing a tag are named by their files, and unnamed dicts and
+    DataFrames are `run1`, `run2`, ... (`run` if alone). `qrels` is a path, dict {qid: {docno:
+    grade}}, DataFrame, records (Qrel) or dataset; `measures` names such as "nDCG@10" or
     ["P@5", "AP"]. Policy options (complete, rel_level, depth, ties, negative, judged_only)
     may be given as keywords. Topic "all" holds each run's aggregate.
 

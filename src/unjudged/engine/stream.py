@@ -55,6 +55,7 @@ class _Batch:
     grades: np.ndarray  # and their grades
     retrieved: np.ndarray
     mask: np.ndarray | None  # and their subtopic masks (diversity measures)
+    sgrade: np.ndarray | None = None  # and their grades per subtopic (graded diversity qrels)
 
     def judged(self, judging: _Judging) -> Judged:
         """The batch's Judged again, at its own widths."""
@@ -66,7 +67,12 @@ class _Batch:
         if self.mask is not None:
             mask = np.zeros((n, depth), np.uint64)
             mask.ravel()[self.cells] = self.mask
-        return judging.rebuild(self.topics, grades, self.length, self.retrieved, mask)
+        sgrade: np.ndarray | None = None
+        if self.sgrade is not None:
+            flat = np.zeros((n * depth, self.sgrade.shape[-1]), np.int8)
+            flat[self.cells] = self.sgrade
+            sgrade = flat.reshape(n, depth, -1)
+        return judging.rebuild(self.topics, grades, self.length, self.retrieved, mask, sgrade)
 
 
 def score_stream(runs: Any, qrels: Qrels, measures: list[Measure],
@@ -139,14 +145,15 @@ class _Judging:
         return judged
 
     def rebuild(self, topics: list[str], grades: np.ndarray, length: np.ndarray,
-                retrieved: np.ndarray, mask: np.ndarray | None) -> Judged:
+                retrieved: np.ndarray, mask: np.ndarray | None,
+                sgrade: np.ndarray | None = None) -> Judged:
         """A Judged from its parts (the pool built again)."""
         pool = Pool.build(self.qrels, topics, self.pol.negative)
         if self.subtopics is None:
             return Judged("", topics, grades, length, pool, retrieved, self.pol)
         return DiversityJudged("", topics, grades, length, pool, retrieved, self.pol,
                                np.zeros(grades.shape, np.uint64) if mask is None else mask,
-                               self.subtopics, self.qrels.topic_codes(topics))
+                               self.subtopics, self.qrels.topic_codes(topics), sgrade)
 
 
 def _score_run(source, name: str | None, judging: _Judging, measures: list[Measure],
@@ -202,8 +209,10 @@ def _score_batch(judged: Judged, measures: list[Measure], guess: tuple[int, int]
     cells = np.flatnonzero((g != NONPOOL) & (g != PAD))
     cells = cells.astype(np.int32 if g.size < 2**31 else np.int64)
     mask = getattr(judged, "mask", None)  # subtopics: only judged cells have any
+    sg = getattr(judged, "sgrade", None)
     return _Batch(judged.topics, values, own, scored, judged.length, cells, g.ravel()[cells],
-                  judged.retrieved, None if mask is None else mask.ravel()[cells])
+                  judged.retrieved, None if mask is None else mask.ravel()[cells],
+                  None if sg is None else sg.reshape(-1, sg.shape[-1])[cells])
 
 
 def _largest_pool(qrels: Qrels, pol: Policies) -> int:

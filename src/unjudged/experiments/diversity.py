@@ -2,13 +2,16 @@
 measures on raw and condensed lists, and the language-model divergence measures, rank systems
 when only p% of the judgments survive.
 
-For each level p and repetition, the diversity qrels are sampled (`sample_judgments`): per
-topic and subtopic max(1, ceil(p n)) of its n relevant documents are kept, and ceil(p m) of the
-topic's m documents relevant to no subtopic. The runs are scored on the sample with the
-reference measures on raw lists (unsampled documents count as non-relevant) and on condensed
-lists (trec_eval -J), and with the divergence measures, whose subtopic models come from the
-sampled relevant documents only. Kendall's tau-b between each estimator's system ranking and
-each reference measure's on the full judgments is averaged over repetitions.
+For each level p and repetition, the diversity qrels are sampled (`sample_judgments`). The
+paper's protocol ("per-query", the default): per topic max(1, ceil(p n)) of the n documents
+relevant to some subtopic are kept with all their labels, and ceil(p m) of the topic's m
+documents relevant to no subtopic. "per-subtopic" draws max(1, ceil(p n)) per subtopic
+instead, so a document relevant to several subtopics may keep only some of its labels. The
+runs are scored on the sample with the reference measures on raw lists (unsampled documents
+count as non-relevant) and on condensed lists (trec_eval -J), and with the divergence measures,
+whose subtopic models come from the sampled relevant documents only. Kendall's tau-b between
+each estimator's system ranking and each reference measure's on the full judgments is averaged
+over repetitions.
 
 One task per (level, repetition) runs on any executor of unjudged.parallel; each topic's sample
 depends only on SeedSequence((seed, repetition, level index, topic index)), so the results do
@@ -27,11 +30,14 @@ import numpy as np
 
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
-from unjudged.errors import IncompatibleInputsError
+from unjudged.errors import IncompatibleInputsError, InvalidOptionError
 
 if TYPE_CHECKING:
     from unjudged.measures import Measure
 
+#: How relevant documents are drawn: per topic (seed 004's "Given a query, we randomly shuffle
+#: the relevant documents"), or per subtopic (this project's first reading).
+SAMPLINGS = ("per-query", "per-subtopic")
 LEVELS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 REFERENCES = ("alpha-nDCG@20", "ERR-IA@20", "NRBP")
 DIVERGENCE = ("ABS-NB@20", "ABS-RB@20", "DELTA-NB@20", "DELTA-RB@20")
@@ -50,6 +56,9 @@ class JudgmentRows:
         subtopic_rows: per topic, the row indices of each subtopic's relevant documents
             (subtopics in label order).
         nonrel_keys: per topic, the keys of its documents relevant to no subtopic.
+        relevant_keys: per topic, the keys of its documents relevant to some subtopic, in the
+            order of their first relevant row (with one subtopic, the order of subtopic_rows,
+            so both samplings draw the same documents).
     """
 
     qrels: Qrels
@@ -57,6 +66,7 @@ class JudgmentRows:
     relevant: np.ndarray
     subtopic_rows: list[list[np.ndarray]]
     nonrel_keys: list[np.ndarray]
+    relevant_keys: list[np.ndarray]
 
     @classmethod
     def build(cls, qrels: Qrels) -> JudgmentRows:
@@ -69,47 +79,66 @@ class JudgmentRows:
             >>> j = JudgmentRows.build(q)
             >>> [r.tolist() for r in j.subtopic_rows[0]], j.nonrel_keys[0].tolist()
             ([[0], [1]], [2])
+            >>> j.relevant_keys[0].tolist()
+            [0, 1]
         """
         key = qrels.tcode.astype(np.int64) * len(qrels.docs) + qrels.dcode
         relevant = qrels.grade > 0
         subs = np.asarray(qrels.group.to_pylist(), dtype=object)
         rel_keys = np.unique(key[relevant])
-        subtopic_rows, nonrel = [], []
+        subtopic_rows, nonrel, rel = [], [], []
         for t in range(len(qrels.topics)):
             rows = np.flatnonzero((qrels.tcode == t) & relevant)
             labels = subs[rows].astype(str)
             subtopic_rows.append([rows[labels == s] for s in np.unique(labels)])
             mine = np.unique(key[qrels.tcode == t])
             nonrel.append(mine[~np.isin(mine, rel_keys)])
-        return cls(qrels, key, relevant, subtopic_rows, nonrel)
+            keys, first = np.unique(key[rows], return_index=True)
+            rel.append(keys[np.argsort(first, kind="stable")])
+        return cls(qrels, key, relevant, subtopic_rows, nonrel, rel)
 
 
 def sample_judgments(rows: JudgmentRows, level: float, seed: int, repetition: int,
-                     level_index: int) -> np.ndarray:
-    """Which qrels rows a sample at `level` keeps: per subtopic max(1, ceil(p n)) relevant rows;
-    per topic ceil(p m) of the m documents relevant to nothing (all their rows); and the other
-    rows (grade 0 for one subtopic) of every document kept as relevant somewhere.
+                     level_index: int, sample: str = "per-query") -> np.ndarray:
+    """Which qrels rows a sample at `level` keeps.
 
-    Example:
+    "per-query" (seed 004): per topic max(1, ceil(p n)) of its n relevant documents, each with
+    all its rows. "per-subtopic": per subtopic max(1, ceil(p n)) relevant rows. Either way, per
+    topic ceil(p m) of the m documents relevant to nothing (all their rows), and the other rows
+    (grade 0 for one subtopic) of every document kept as relevant somewhere.
+
+    Example (b is relevant to both subtopics: per query it keeps both labels or neither):
         >>> from unjudged.io.diversity import read_diversity_qrels
-        >>> q = read_diversity_qrels([("t", "1", d, 1) for d in "abcd"] +
-        ...                          [("t", "1", d, 0) for d in "wxyz"])
-        >>> keep = sample_judgments(JudgmentRows.build(q), 0.5, 0, 0, 0)
-        >>> int(keep[q.grade > 0].sum()), int(keep[q.grade == 0].sum())
-        (2, 2)
+        >>> q = read_diversity_qrels([("t", "1", "a", 1), ("t", "1", "b", 1),
+        ...                           ("t", "2", "b", 1), ("t", "2", "c", 1)])
+        >>> j = JudgmentRows.build(q)
+        >>> [sample_judgments(j, 0.3, 0, r, 0).astype(int).tolist() for r in (0, 5, 12)]
+        [[0, 0, 0, 1], [1, 0, 0, 0], [0, 1, 1, 0]]
+        >>> sample_judgments(j, 0.3, 0, 0, 0, "per-subtopic").astype(int).tolist()
+        [1, 0, 1, 0]
     """
+    if sample not in SAMPLINGS:
+        raise InvalidOptionError(f"unknown sampling {sample!r}; expected one of "
+                                 + ", ".join(SAMPLINGS))
     keep = np.zeros(len(rows.key), dtype=bool)
     chosen = []
     for t, subtopics in enumerate(rows.subtopic_rows):
         rng = np.random.default_rng(np.random.SeedSequence((seed, repetition, level_index, t)))
-        for group in subtopics:
-            k = max(1, math.ceil(level * group.size - _EPS))
-            keep[group[rng.permutation(group.size)[:k]]] = True
+        if sample == "per-subtopic":
+            for group in subtopics:
+                k = max(1, math.ceil(level * group.size - _EPS))
+                keep[group[rng.permutation(group.size)[:k]]] = True
+        elif subtopics:  # a topic with no relevant document draws nothing, as per subtopic
+            docs = rows.relevant_keys[t]
+            k = max(1, math.ceil(level * docs.size - _EPS))
+            chosen.append(docs[rng.permutation(docs.size)[:k]])
         nonrel = rows.nonrel_keys[t]
         k = math.ceil(level * nonrel.size - _EPS)
         chosen.append(nonrel[rng.permutation(nonrel.size)[:k]])
     kept_rel = np.unique(rows.key[keep])
-    keep |= ~rows.relevant & np.isin(rows.key, np.concatenate([kept_rel, *chosen]))
+    keys = np.concatenate([kept_rel, *chosen])
+    # per query, a kept relevant document keeps its relevant rows too
+    keep |= np.isin(rows.key, keys) & (~rows.relevant | (sample == "per-query"))
     return keep
 
 
@@ -172,15 +201,17 @@ class _Shared:
     divergence: list[str]
     truth: np.ndarray  # (runs, references)
     seed: int
+    sample: str = "per-query"
 
 
 def diversity_sampling(runs: Sequence[Run], qrels: Qrels, corpus_index: Any, *,
                        levels: Sequence[float] = LEVELS, repetitions: int = 30, seed: int = 0,
                        references: Sequence[str] = REFERENCES,
-                       divergence: Sequence[str] = DIVERGENCE, executor: Any = None
-                       ) -> DiversitySweep:
-    """Run the sweep: for every level and repetition, sample `qrels`, score `runs` with the raw
-    and condensed reference measures and the divergence measures over `corpus_index`, and
+                       divergence: Sequence[str] = DIVERGENCE, executor: Any = None,
+                       sample: str = "per-query") -> DiversitySweep:
+    """Run the sweep: for every level and repetition, sample `qrels` (`sample`: "per-query",
+    the paper's, or "per-subtopic"; see sample_judgments), score `runs` with the raw and
+    condensed reference measures and the divergence measures over `corpus_index`, and
     correlate each with each reference measure on the full `qrels`.
 
     Example (a two-document corpus, two runs in opposite order; at any level the one relevant
@@ -208,12 +239,15 @@ def diversity_sampling(runs: Sequence[Run], qrels: Qrels, corpus_index: Any, *,
                                       + ", ".join(dup))
     if len(runs) < 2:
         raise IncompatibleInputsError("Kendall's tau needs at least two runs")
+    if sample not in SAMPLINGS:
+        raise InvalidOptionError(f"unknown sampling {sample!r}; expected one of "
+                                 + ", ".join(SAMPLINGS))
     refs = parse_measures(list(references))
     parse_divergence(divergence)  # a bad name fails before any work
     t0 = time.perf_counter()
     truth = np.array([r.summary for r in score(runs, qrels, refs).runs])
     shared = _Shared(list(runs), JudgmentRows.build(qrels), corpus_index, refs, list(divergence),
-                     truth, seed)
+                     truth, seed, sample)
     items = [(i, float(p), rep) for i, p in enumerate(levels) for rep in range(repetitions)]
     if executor is None:
         with make_executor(jobs=1) as ex:
@@ -225,7 +259,7 @@ def diversity_sampling(runs: Sequence[Run], qrels: Qrels, corpus_index: Any, *,
         list(divergence)
     return DiversitySweep([float(p) for p in levels], estimators, [m.name for m in refs], tau,
                           names, truth, time.perf_counter() - t0,
-                          {"repetitions": repetitions, "seed": seed})
+                          {"repetitions": repetitions, "seed": seed, "sample": sample})
 
 
 def estimator_scores(shared: _Shared, sampled: Qrels) -> np.ndarray:
@@ -249,7 +283,7 @@ def _task(shared: _Shared, item: tuple[int, float, int]) -> np.ndarray:
     from unjudged.stats.correlation import kendall_tau
 
     i, level, rep = item
-    keep = sample_judgments(shared.rows, level, shared.seed, rep, i)
+    keep = sample_judgments(shared.rows, level, shared.seed, rep, i, shared.sample)
     est = estimator_scores(shared, subset_qrels(shared.rows.qrels, keep))
     return np.array([[kendall_tau(est[:, e], shared.truth[:, r])
                       for r in range(shared.truth.shape[1])] for e in range(est.shape[1])])

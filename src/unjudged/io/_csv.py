@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterator
+from typing import Any
 
 from unjudged.errors import FormatError
 
@@ -28,3 +29,100 @@ def csv_records(text: str, name: str, expected: str) -> Iterator[tuple[int, list
     except csv.Error as exc:
         raise FormatError(name, reader.line_num, f"not CSV: {exc}; expected {expected}"
                           ) from None
+
+
+# Tables with a header: runs and qrels as ir_measures and PyTerrier write them (CSV, TSV,
+# JSONL, Parquet). The header names the columns; DataFrames take the same names.
+QUERY_COLUMNS = ("query_id", "qid", "topic")
+DOC_COLUMNS = ("doc_id", "docno", "doc")
+TABLE_FORMATS = ("csv", "tsv", "jsonl", "parquet")
+TABULAR_HINT = ("CSV, TSV, JSONL or Parquet with a header naming query_id, doc_id and score "
+                "(qrels: relevance), or PyTerrier's qid, docno and score (qrels: label)")
+
+
+def table_format(head: bytes, path: str = "") -> str | None:
+    """Which table format a file is, from its first bytes (decompressed) and its name: "csv",
+    "tsv", "jsonl", "parquet", or None (not a table with a header: e.g. a TREC file).
+
+    Example:
+        >>> table_format(b"qid,docno,score\\n1,d1,2.5\\n"), table_format(b"1 Q0 d1 1 2.5 r\\n")
+        ('csv', None)
+        >>> table_format(b'{"query_id": "1", "doc_id": "d1", "score": 2.5}\\n')
+        'jsonl'
+        >>> table_format(b"PAR1...", "run.parquet"), table_format(b"query_id\\tdoc_id\\n")
+        ('parquet', 'tsv')
+    """
+    if head.startswith(b"PAR1") or path.lower().endswith((".parquet", ".pq")):
+        return "parquet"
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"{"):
+        return "jsonl"
+    line = text.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", "replace")
+    for delimiter, kind in (("\t", "tsv"), (",", "csv"), (None, "csv")):
+        if delimiter is not None and delimiter not in line:
+            continue
+        cells = [c.strip().strip('"').lower() for c in line.split(delimiter)]
+        if any(c in cells for c in QUERY_COLUMNS) and any(c in cells for c in DOC_COLUMNS):
+            return kind if delimiter is not None else "ssv"
+    return None
+
+
+def read_frame(source: Any, kind: str, ids: tuple[str, ...] = ()) -> Any:
+    """A table file as a pandas DataFrame; the columns in `ids` (and every query and document
+    column) are read as text, so that ids such as "001" keep their zeros.
+
+    Example:
+        >>> import tempfile
+        >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as fh:
+        ...     _ = fh.write("qid,docno,score\\n001,d1,2.5\\n")
+        >>> read_frame(fh.name, "csv").values.tolist()
+        [['001', 'd1', 2.5]]
+    """
+    import pyarrow as pa
+
+    from unjudged.io._source import display_name, read_bytes
+
+    name = display_name(source)
+    text_columns = set(ids) | set(QUERY_COLUMNS) | set(DOC_COLUMNS) | {"run", "tag", "iteration"}
+    try:
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(source)
+        elif kind == "jsonl":
+            return _jsonl_frame(read_bytes(source), name)
+        else:
+            import pyarrow.csv as pcsv
+
+            data = read_bytes(source)
+            delimiter = {"tsv": "\t", "csv": ","}.get(kind, " ")
+            table = pcsv.read_csv(
+                io.BytesIO(data),
+                parse_options=pcsv.ParseOptions(delimiter=delimiter,
+                                                ignore_empty_lines=True),
+                convert_options=pcsv.ConvertOptions(
+                    column_types=dict.fromkeys(text_columns, pa.string())))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise FormatError(name, None, f"cannot read as {kind.upper()}: {exc}".strip()
+                          ) from None
+    return table.to_pandas()
+
+
+def _jsonl_frame(data: bytes, name: str) -> Any:
+    import json
+
+    import pandas as pd
+
+    rows = []
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(name, number, f"not JSON ({exc.msg}); expected one object "
+                              "per line") from None
+        if not isinstance(row, dict):
+            raise FormatError(name, number, "expected one JSON object per line")
+        rows.append(row)
+    return pd.DataFrame(rows)

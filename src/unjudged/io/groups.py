@@ -7,6 +7,9 @@ Two layouts are accepted:
   TREC-COVID leaderboards are published.
 
 The order of the lines is kept: it is the groups' priority order for `--runs-per-group`.
+
+A CSV may also say which runs contributed judgments (the pool): `read_contributors` reads a
+``contributed judgments`` (or ``contributed``, ``contributing``, ``pooled``) column of yes/no.
 """
 
 from __future__ import annotations
@@ -17,6 +20,10 @@ from unjudged.errors import FormatError, InputError
 from unjudged.io._csv import csv_records
 from unjudged.io._source import data_lines, display_name, read_bytes, unify_line_ends
 
+#: Header names of the column that says whether a run contributed to the pool (TREC-COVID's
+#: leaderboards call it "contributed judgments"), and the values it may hold.
+CONTRIBUTING_COLUMNS = ("contributed judgments", "contributed", "contributing", "pooled")
+_YES, _NO = ("yes", "y", "true", "1"), ("no", "n", "false", "0")
 GROUPS_LAYOUT = "lines of `run group`, or a CSV with `run` and `group` (or `team`) columns"
 
 
@@ -46,6 +53,45 @@ def read_groups(source: Any) -> dict[str, str]:
         _add(out, run, group, name, number)
     if not out:
         raise InputError(name, "no runs, expected " + GROUPS_LAYOUT)
+    return out
+
+
+def read_contributors(source: Any) -> dict[str, bool] | None:
+    """{run: contributed} from a groups CSV's contributing column (yes/no, true/false, 1/0);
+    None when the source has no such column (a `run group` file, a dict, a CSV without it).
+
+    Example:
+        >>> import io
+        >>> read_contributors(io.BytesIO(b"run,team,contributed judgments\\na,A,yes\\nb,A,no\\n"))
+        {'a': True, 'b': False}
+        >>> read_contributors({"a": "A"}) is None
+        True
+    """
+    if isinstance(source, dict):
+        return None
+    name = display_name(source)
+    try:
+        text = unify_line_ends(read_bytes(source)).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(name, "not UTF-8 text, expected " + GROUPS_LAYOUT) from None
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    if "," not in first:
+        return None
+    records = csv_records(text, name, GROUPS_LAYOUT)
+    header = [h.strip().lower() for h in next(records, (1, []))[1]]
+    column = next((c for c in CONTRIBUTING_COLUMNS if c in header), None)
+    if "run" not in header or column is None:
+        return None
+    r, c = header.index("run"), header.index(column)
+    out: dict[str, bool] = {}
+    for number, row in records:
+        if not row or not any(cell.strip() for cell in row):
+            continue
+        value = row[c].strip().lower() if len(row) > c else ""
+        if value not in _YES + _NO or len(row) <= r or not row[r].strip():
+            raise FormatError(name, number, f"expected a run and yes or no in column "
+                              f"{c + 1} ({column})")
+        out[row[r].strip()] = value in _YES
     return out
 
 

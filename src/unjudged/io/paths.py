@@ -22,8 +22,9 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any, cast
 
-from unjudged.errors import InputError, InvalidOptionError
+from unjudged.errors import FormatError, InputError, InvalidOptionError
 from unjudged.errors import note as warn
+from unjudged.io._csv import TABULAR_HINT, table_format
 from unjudged.io._source import DECOMPRESS_ERRORS, compression, decompressor, first_data_line
 from unjudged.policies import NAME_MODES, NameMode
 
@@ -97,6 +98,8 @@ def not_a_run(path: str) -> str | None:
     for magic, what in _MAGIC_NAMES:
         if head.startswith(magic):
             return what
+    if table_format(head, path) is not None:
+        return None  # a table with a header (CSV, TSV, JSONL, Parquet)
     if b"\x00" in head:
         return "binary data"
     number, fields = first_data_line(head, complete)
@@ -127,8 +130,70 @@ def first_tag(path: str) -> str | None:
     head, complete = _head(path)
     if head is None:
         return None
+    kind = table_format(head, path)
+    if kind is not None:
+        return _table_tag(head, kind)
     _, fields = first_data_line(head, complete)
     return fields[5].decode("utf-8", "replace") if fields and len(fields) >= 6 else None
+
+
+def tabular_kind(source: Any) -> str | None:
+    """The table format of a regular file with a header ("csv", "tsv", "ssv" for blanks,
+    "jsonl", "parquet"), or None: a TREC file, a pipe, data in memory.
+
+    Example:
+        >>> import tempfile
+        >>> with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as fh:
+        ...     _ = fh.write("qid\\tdocno\\tscore\\n1\\td1\\t2.5\\n")
+        >>> tabular_kind(fh.name), tabular_kind({"q": {"d": 1.0}})
+        ('tsv', None)
+    """
+    if not isinstance(source, (str, os.PathLike)) or str(source) == "-":
+        return None
+    path = os.fspath(source)
+    head, _ = _head(path)
+    return None if head is None else table_format(head, path)
+
+
+def not_trec(exc: FormatError, source: Any, layout: str) -> FormatError:
+    """`exc` from reading `source` as a TREC file, naming the table formats too when its first
+    line is wrong (the file is likely neither a TREC file nor a table that was recognised)."""
+    path = exc.path
+    head = _head(os.fspath(source))[0] if isinstance(source, (str, os.PathLike)) and \
+        str(source) != "-" else None
+    first = first_data_line(head, True)[0] if head is not None else None
+    if exc.line is None or first is None or exc.line != first or layout not in exc.message:
+        return exc  # a later line, or not a question of layout (too long, binary, ...)
+    return FormatError(path, exc.line, f"{exc.message}; this file is neither TREC "
+                       f"(`{layout}` lines) nor {TABULAR_HINT}")
+
+
+def _table_tag(head: bytes, kind: str) -> str | None:
+    """The run/tag/run_id value of a table's first row, from its head (None: none, or unsure).
+
+    Example:
+        >>> _table_tag(b"qid,docno,score,run\\n1,d1,2.0,bm25\\n", "csv")
+        'bm25'
+    """
+    lines = head.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
+    if kind == "jsonl":
+        import json
+
+        try:
+            row = json.loads(lines[0]) if len(lines) > 1 else None
+        except ValueError:
+            return None
+        found = [row.get(c) for c in ("run", "tag", "run_id")] if isinstance(row, dict) else []
+        return next((str(v) for v in found if v is not None), None)
+    if kind not in ("csv", "tsv", "ssv") or len(lines) < 3:  # a header and a whole row
+        return None
+    sep = {"csv": ",", "tsv": "\t"}.get(kind)
+    header = [c.strip().strip('"') for c in lines[0].split(sep)]
+    row = [c.strip().strip('"') for c in lines[1].split(sep)]
+    for col in ("run", "tag", "run_id"):
+        if col in header and header.index(col) < len(row):
+            return row[header.index(col)]
+    return None
 
 
 def _head(path: str) -> tuple[bytes | None, bool]:

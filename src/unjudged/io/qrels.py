@@ -11,9 +11,14 @@ import pyarrow as pa
 from unjudged.data._strings import intern_topics, numpy_of, sorted_vocabulary
 from unjudged.data.qrels import Qrels
 from unjudged.errors import FormatError, InputError
+from unjudged.io import irds
 from unjudged.io._columns import TOPIC_TYPE, load_table
+from unjudged.io._csv import read_frame
 from unjudged.io._source import display_name
 from unjudged.io._validate import QRELS, Layout, grade_problem, grade_value, row_error
+from unjudged.io.irds import dataset_name, is_irds_source
+from unjudged.io.paths import not_trec, tabular_kind
+from unjudged.io.records import QRELS_FIELDS, is_records, record_columns
 
 QRELS_LAYOUT = "qid iter docno grade"
 _NAMES = ["qid", "group", "docno", "grade"]
@@ -22,8 +27,12 @@ _NAMES = ["qid", "group", "docno", "grade"]
 def read_qrels(source: Any) -> Qrels:
     """Read qrels from a path ('-' = stdin, compressed ok), a DataFrame or a dict.
 
-    A DataFrame needs query_id (or qid), doc_id (or docno) and relevance (or grade) columns and
-    optionally iteration/subtopic; a dict is {qid: {docno: grade}}.
+    A DataFrame needs query_id (or qid), doc_id (or docno) and relevance (or grade, label)
+    columns and optionally iteration/subtopic; a dict is {qid: {docno: grade}}. Also: an
+    iterable of records (ir_measures' `Qrel`, ir_datasets' qrels, namedtuples, objects or dicts
+    with those fields, tuples (qid, docno, grade[, iteration])), an ir_datasets dataset
+    (anything with `qrels_iter()`) or `irds:<dataset id>`, and files with a header in
+    ir_measures' or PyTerrier's column names: CSV, TSV, JSONL, Parquet.
 
     Example:
         >>> q = read_qrels({"q1": {"d1": 1, "d2": 0}})
@@ -41,11 +50,21 @@ def read_qrels(source: Any) -> Qrels:
                            source="<dict>")
     if type(source).__name__ == "DataFrame":
         return _from_frame(source)
+    if is_irds_source(source):
+        return _from_records(irds.records(source, "qrels"), dataset_name(source))
+    if is_records(source):
+        return _from_records(source, "<records>")
+    kind = tabular_kind(source)
+    if kind is not None:
+        return _from_frame(read_frame(source, kind), display_name(source))
     # grades come dictionary-encoded (a handful of distinct values), so that each distinct
     # text is checked by the rules of unjudged.io._validate: Arrow's own integer parser would
     # read "0x10" as 16, where trec_eval reads 0
-    table, text, _ = load_table(source, _NAMES, QRELS, types={"grade": TOPIC_TYPE,
-                                                              "qid": TOPIC_TYPE})
+    try:
+        table, text, _ = load_table(source, _NAMES, QRELS, types={"grade": TOPIC_TYPE,
+                                                                  "qid": TOPIC_TYPE})
+    except FormatError as exc:
+        raise not_trec(exc, source, QRELS_LAYOUT) from None
     name = display_name(source)
     columns = {n: table[n] for n in _NAMES}
     del table
@@ -170,14 +189,29 @@ def _number(value: Any, source: str) -> int:
     return int(text)
 
 
-def _from_frame(frame) -> Qrels:
+def _from_records(records: Any, source: str) -> Qrels:
+    cols = record_columns(records, QRELS_FIELDS, source)
+    for col, what in (("qid", "query id"), ("docno", "document id"), ("grade", "relevance")):
+        missing = next((i for i, v in enumerate(cols[col]) if v is None), None)
+        if missing is not None:
+            raise FormatError(source, None, f"missing {what} in record {missing}")
+    grades = [_number(g, source) for g in cols["grade"]]
+    group = ["0" if g is None else str(g) for g in cols["group"]]
+    return build_qrels(pa.array([str(v) for v in cols["qid"]], pa.string()),
+                       pa.array(group, pa.string()),
+                       pa.array([str(v) for v in cols["docno"]], pa.string()),
+                       pa.array(grades, pa.int64()), source=source)
+
+
+def _from_frame(frame, source: str = "<DataFrame>") -> Qrels:
     def pick(names, what, required=True):
         for n in names:
             if n in frame.columns:
                 return frame[n]
         if required:
-            raise FormatError("<DataFrame>", None,
-                              f"no {what} column (expected one of {', '.join(names)})")
+            raise FormatError(source, None,
+                              f"no {what} column (expected one of {', '.join(names)}; "
+                              f"columns: {', '.join(map(str, frame.columns))})")
         return None
 
     q = pick(("query_id", "qid", "topic"), "query id")
@@ -186,7 +220,7 @@ def _from_frame(frame) -> Qrels:
     for column, what in ((q, "query id"), (d, "document id"), (g, "relevance")):
         missing = np.flatnonzero(column.isna().to_numpy())
         if missing.size:
-            raise FormatError("<DataFrame>", None, f"missing {what} in row {int(missing[0])} "
+            raise FormatError(source, None, f"missing {what} in row {int(missing[0])} "
                               f"(column {column.name})")
     it = pick(("iteration", "subtopic", "iter", "group"), "iteration", required=False)
     group = it.astype(str) if it is not None else ["0"] * len(frame)
@@ -195,7 +229,7 @@ def _from_frame(frame) -> Qrels:
     elif g.dtype.kind == "f" and np.all(np.isfinite(g.to_numpy()) & (g.to_numpy() % 1 == 0)):
         grades = g.to_numpy().astype(np.int64)
     else:  # text or other objects: each value by the file rules
-        grades = [_number(v, "<DataFrame>") for v in g.tolist()]
+        grades = [_number(v, source) for v in g.tolist()]
     return build_qrels(pa.array(q.astype(str)), pa.array(group, pa.string()),
                        pa.array(d.astype(str)), pa.array(grades, pa.int64()),
-                       source="<DataFrame>")
+                       source=source)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -19,7 +20,9 @@ from unjudged.data._strings import (
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run, ranking_order
 from unjudged.errors import FormatError
+from unjudged.io import irds
 from unjudged.io._columns import HEAD_BYTES, TOPIC_TYPE, load_table
+from unjudged.io._csv import read_frame
 from unjudged.io._source import data_lines, display_name, first_data_line
 from unjudged.io._validate import (
     RANKED_RUN,
@@ -31,7 +34,17 @@ from unjudged.io._validate import (
     row_error,
     score_problem,
 )
-from unjudged.io.paths import NameMode, Notify, RunNamer, expand_paths, frame_tag  # noqa: F401
+from unjudged.io.irds import dataset_name, is_irds_source
+from unjudged.io.paths import (  # noqa: F401
+    NameMode,
+    Notify,
+    RunNamer,
+    expand_paths,
+    frame_tag,
+    not_trec,
+    tabular_kind,
+)
+from unjudged.io.records import RUN_FIELDS, is_records, record_columns
 from unjudged.policies import TieBreak
 
 RUN_LAYOUT = "qid Q0 docno rank score tag"
@@ -42,7 +55,11 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
     """Read one run from a path ('-' = stdin, .gz/.bz2/.xz ok), a DataFrame or a dict.
 
     A DataFrame needs columns query_id (or qid), doc_id (or docno), score and optionally rank and
-    run/tag; a dict is {qid: {docno: score}}.
+    run/tag; a dict is {qid: {docno: score}}. Also: an iterable of records (ir_measures'
+    `ScoredDoc`, namedtuples, objects or dicts with those fields, tuples (qid, docno, score)),
+    an ir_datasets dataset (anything with `scoreddocs_iter()`) or `irds:<dataset id>`, and
+    files with a header in ir_measures' or PyTerrier's column names: CSV, TSV, JSONL, Parquet
+    (see unjudged.io._csv.table_format).
 
     Example:
         >>> run = read_run({"q1": {"d1": 2.0, "d2": 1.0}}, name="mine")
@@ -55,11 +72,26 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
         return _from_dict(source, name or "run", ties, qrels)
     if _is_dataframe(source):
         return _from_frame(source, name, ties, qrels)
+    if is_irds_source(source):
+        where = dataset_name(source)
+        return _from_records(irds.records(source, "scoreddocs"), name or where, where, ties,
+                             qrels)
+    if is_records(source):
+        return _from_records(source, name or "run", "<records>", ties, qrels)
+    kind = tabular_kind(source)
+    if kind is not None:
+        path = display_name(source)
+        return _from_frame(read_frame(source, kind, ("rank",)), name, ties, qrels,
+                           source=path, default=os.path.basename(path))
     include = ["qid", "docno", "score"] + (["rank"] if ties == "rank" else [])
     if qrels is not None:
         qrels.doc_index()
-    table, text, head = load_table(source, _NAMES, _rules(ties), include=include, extra_ok=True,
-                                   types={"score": pa.float64(), "qid": TOPIC_TYPE})
+    try:
+        table, text, head = load_table(source, _NAMES, _rules(ties), include=include,
+                                       extra_ok=True,
+                                       types={"score": pa.float64(), "qid": TOPIC_TYPE})
+    except FormatError as exc:
+        raise not_trec(exc, source, RUN_LAYOUT) from None
     rank = table["rank"] if ties == "rank" else None
     name = name or _first_tag(head, text)
     blocks = topic_blocks(table["qid"])
@@ -231,31 +263,47 @@ def _is_dataframe(obj: Any) -> bool:
     return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
 
 
-def _pick(frame, names: tuple[str, ...], what: str) -> str:
+def _pick(frame, names: tuple[str, ...], what: str, source: str = "<DataFrame>") -> str:
     for n in names:
         if n in frame.columns:
             return n
-    raise FormatError("<DataFrame>", None, f"no {what} column (expected one of {', '.join(names)})")
+    raise FormatError(source, None, f"no {what} column (expected one of {', '.join(names)}; "
+                      f"columns: {', '.join(map(str, frame.columns))})")
 
 
-def _from_frame(frame, name: str | None, ties: TieBreak, qrels: Qrels | None) -> Run:
-    q = _pick(frame, ("query_id", "qid", "topic"), "query id")
-    d = _pick(frame, ("doc_id", "docno", "doc"), "document id")
-    s = _pick(frame, ("score",), "score")
+def _from_frame(frame, name: str | None, ties: TieBreak, qrels: Qrels | None,
+                source: str = "<DataFrame>", default: str = "run") -> Run:
+    q = _pick(frame, ("query_id", "qid", "topic"), "query id", source)
+    d = _pick(frame, ("doc_id", "docno", "doc"), "document id", source)
+    s = _pick(frame, ("score",), "score", source)
     rank = frame["rank"] if "rank" in frame.columns else None
     tag = name if name is not None else frame_tag(frame)
     for column, what in ((q, "query id"), (d, "document id"), (s, "score")):
         missing = np.flatnonzero(frame[column].isna().to_numpy())
         if missing.size:
-            raise FormatError("<DataFrame>", None, f"missing {what} in row {int(missing[0])} "
+            raise FormatError(source, None, f"missing {what} in row {int(missing[0])} "
                               f"(column {column})")
     scores = frame[s]
     if scores.dtype.kind not in "iuf":  # text or objects: each value by the file rules
-        scores = [_score(v, "<DataFrame>") for v in scores.tolist()]
+        scores = [_score(v, source) for v in scores.tolist()]
     return build_run(pa.array(frame[q].astype(str)), pa.array(frame[d].astype(str)),
                      pa.array(scores, type=pa.float64()),
                      None if rank is None else pa.array(rank.astype(str)),
-                     name=tag or "run", source="<DataFrame>", ties=ties, qrels=qrels)
+                     name=tag or default, source=source, ties=ties, qrels=qrels)
+
+
+def _from_records(records: Any, name: str, source: str, ties: TieBreak,
+                  qrels: Qrels | None) -> Run:
+    cols = record_columns(records, RUN_FIELDS, source)
+    for col, what in (("qid", "query id"), ("docno", "document id"), ("score", "score")):
+        missing = next((i for i, v in enumerate(cols[col]) if v is None), None)
+        if missing is not None:
+            raise FormatError(source, None, f"missing {what} in record {missing}")
+    scores = [_score(v, source) for v in cols["score"]]
+    return build_run(pa.array([str(v) for v in cols["qid"]], pa.string()),
+                     pa.array([str(v) for v in cols["docno"]], pa.string()),
+                     pa.array(scores, pa.float64()), None, name=name, source=source,
+                     ties=ties, qrels=qrels)
 
 
 def _from_dict(mapping: dict, name: str, ties: TieBreak, qrels: Qrels | None) -> Run:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from unjudged.data.judged import Judged
+from unjudged.data.judged import NONPOOL, PAD, Judged
 
 
 def level(judged: Judged, rel: int | None) -> int:
@@ -43,3 +43,29 @@ def take_at(values: np.ndarray, index: np.ndarray) -> np.ndarray:
     idx = np.broadcast_to(idx, values.shape[:-1])[..., None]
     out = np.take_along_axis(values, idx, axis=-1)[..., 0]
     return np.where(np.broadcast_to(index, out.shape) < 0, 0.0, out)
+
+
+def judged_only(judged: Judged) -> Judged:
+    """The rankings without the retrieved documents the qrels do not list, order kept
+    (trec_eval -J, ir_measures' judged_only=True): pooled-but-unjudged documents (negative
+    grades) stay, as trec_eval keeps them.
+
+    Example:
+        >>> from unjudged.io import read_qrels, read_run
+        >>> from unjudged.data.judged import judge
+        >>> j = judge(read_run({"t": {"a": 3.0, "x": 2.0, "b": 1.0}}),
+        ...           read_qrels({"t": {"a": 1, "b": 0}}))
+        >>> judged_only(j).grades.tolist(), judged_only(j).length.tolist()
+        ([[1, 0]], [2])
+    """
+    g = judged.grades
+    if not (g == NONPOOL).any():
+        return judged
+    keep = (g != NONPOOL) & (g != PAD)
+    order = np.argsort(~keep, axis=-1, kind="stable")
+    out = np.take_along_axis(g, order, axis=-1)
+    lengths = keep.sum(axis=-1).astype(np.int64)
+    depth = max(int(lengths.max(initial=0)), 1)
+    out = np.ascontiguousarray(out[..., :depth])
+    out[np.arange(depth) >= lengths[..., None]] = PAD
+    return judged.with_grades(out, lengths)

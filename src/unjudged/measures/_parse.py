@@ -2,8 +2,13 @@
 
 Accepted forms::
 
-    nDCG@10   P(rel=2)@10   nDCG(dcg='exp-log2')@10   RBP(p=0.8)   AP
+    nDCG@10   P(rel=2)@10   nDCG(dcg='exp-log2')@10   RBP(p=0.8)   AP   α_nDCG@20
+    nDCG(gains={0:0,1:1,2:3})@10   AP(judged_only=True)   IPrec@0.5 (the recall level)
     P_10   P.10   ndcg_cut_10   map   recip_rank   num_rel_ret   (trec_eval names)
+
+Every name in ir_measures' registry parses (ir_measures 0.4.3): values are Python literals
+(dicts too), and ``@x`` sets the parameter a trec_eval suffix sets when the family has no
+cutoff (IPrec's recall level, as ir_measures prints ``IPrec@0.5``).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from collections.abc import Iterable
 from unjudged.errors import MeasureSpecError
 from unjudged.measures._spec import REGISTRY, Measure, MeasureSpec
 
-_GRAMMAR = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+?)(?:\((?P<args>[^)]*)\))?(?:@(?P<cut>\d+))?$")
+_GRAMMAR = re.compile(r"^(?P<name>[\w\-]+?)(?:\((?P<args>.*)\))?(?:@(?P<cut>\d*\.?\d+))?$")
 _TREC_CUT = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+?)[_.](?P<cut>\d*\.?\d+)$")
 
 
@@ -76,8 +81,13 @@ def parse_measure(text: str) -> Measure:
     m = _GRAMMAR.match(text)
     if m and m.group("name") in REGISTRY:
         spec = REGISTRY[m.group("name")]
-        cut = int(m.group("cut")) if m.group("cut") else None
-        return _bind(spec, text, cut, _args(text, m.group("args")))
+        args = _args(text, m.group("args"))
+        value = m.group("cut")
+        if value and spec.cutoff == "none" and spec.suffix != "cutoff":
+            return _bind(spec, text, None, {**args, spec.suffix: float(value)})
+        if value and "." in value:
+            raise MeasureSpecError(f"{text!r}: the cutoff must be a whole number")
+        return _bind(spec, text, int(value) if value else None, args)
     t = _TREC_CUT.match(text)
     if t and t.group("name") in REGISTRY:
         spec = REGISTRY[t.group("name")]
@@ -106,11 +116,16 @@ def _args(text: str, args: str | None) -> dict[str, object]:
 
 
 def _split_commas(args: str) -> list[str]:
-    parts, quote, cur = [], "", ""
+    """Split on the commas outside quotes and brackets (``gains={0:0,1:1},dcg='log2'``)."""
+    parts, quote, cur, depth = [], "", "", 0
     for ch in args:
         if ch in "'\"":
             quote = "" if quote == ch else (quote or ch)
-        if ch == "," and not quote:
+        elif not quote and ch in "{[(":
+            depth += 1
+        elif not quote and ch in "}])":
+            depth -= 1
+        if ch == "," and not quote and not depth:
             parts.append(cur)
             cur = ""
         else:

@@ -33,6 +33,11 @@ class Param:
     choices: tuple[Any, ...] = ()
 
 
+JUDGED_ONLY = Param("judged_only", bool, False, "rank only the documents the qrels list "
+                    "(trec_eval -J: retrieved documents outside the qrels are removed first, "
+                    "so a cutoff counts judged documents)")
+
+
 @dataclass(frozen=True)
 class MeasureSpec:
     """A measure family.
@@ -142,6 +147,10 @@ class Measure:
         kw = self.kwargs()
         if self.spec.cutoff != "none":
             kw["cutoff"] = self.cutoff
+        if kw.pop("judged_only", False):
+            from unjudged.measures._common import judged_only
+
+            judged = judged_only(judged)
         g = judged.grades
         n = g.shape[-2] if g.ndim >= 2 else 0
         step = max(1, _CHUNK // max(1, g.size // max(n, 1)))
@@ -174,6 +183,27 @@ def register(spec: MeasureSpec) -> MeasureSpec:
     for key in (spec.name, *spec.aliases):
         if key in REGISTRY and REGISTRY[key] is not spec:
             raise MeasureSpecError(f"measure name {key!r} registered twice")
+        REGISTRY[key] = spec
+    return spec
+
+
+def add_aliases(name: str, *aliases: str) -> MeasureSpec:
+    """More names for a registered family (registered elsewhere): the parser and every listing
+    then know them, as if the spec had declared them.
+
+    Example:
+        >>> spec = add_aliases("P", "Precision")
+        >>> REGISTRY["Precision"] is spec and "Precision" in spec.aliases
+        True
+    """
+    spec = REGISTRY[name]
+    for key in aliases:
+        if key in REGISTRY and REGISTRY[key] is not spec:
+            raise MeasureSpecError(f"measure name {key!r} registered twice")
+    new = tuple(a for a in aliases if a not in spec.aliases and a != spec.name)
+    # the spec is shared by identity (the registry, Measure objects): extend it in place
+    object.__setattr__(spec, "aliases", spec.aliases + new)
+    for key in new:
         REGISTRY[key] = spec
     return spec
 

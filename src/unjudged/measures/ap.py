@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from unjudged.measures._common import divide, level, ranks, relevant, take_at
-from unjudged.measures._spec import MeasureSpec, Param, register
+from unjudged.measures._spec import JUDGED_ONLY, MeasureSpec, Param, register
 from unjudged.measures.precision import REL, TREC
 
 
@@ -44,7 +44,9 @@ def r_precision_mult(j, mult=1.0, rel=None):
 def interpolated_precision(j, recall=0.0, rel=None):
     """Highest precision at or after the rank where round(recall * R) relevant documents have
     been seen (0 when the run never gets there); precision peaks at relevant ranks, so only those
-    are looked at."""
+    are looked at. trec_eval 10 rounds (lround); trec_eval 9, hence pytrec_eval and ir_measures'
+    default IPrec, truncates recall * R + 0.9, which differs when the fraction of recall * R is
+    in [0.1, 0.5)."""
     nrel = j.pool.num_rel(level(j, rel))
     r, hits, prec = _precision_at_relevant(j, None, rel)
     need = np.maximum(np.floor(recall * nrel + 0.5), 1.0)[..., None]
@@ -65,13 +67,15 @@ register(MeasureSpec(
     "AP", average_precision, "Average precision: the mean of the precision at the rank of "
     "each relevant document, relevant documents not retrieved (or below the cutoff) counting 0. "
     "With a cutoff: trec_eval's map_cut.",
-    params=(REL,), cutoff="optional", aliases=("map", "map_cut", "MAP"), citation=TREC))
+    params=(REL, JUDGED_ONLY), cutoff="optional", aliases=("map", "map_cut", "MAP"),
+    citation=TREC))
 register(MeasureSpec(
     "RR", reciprocal_rank, "Reciprocal rank of the first relevant document (0 if none).",
-    params=(REL,), cutoff="optional", aliases=("recip_rank", "MRR"), citation=TREC))
+    params=(REL, JUDGED_ONLY), cutoff="optional", aliases=("recip_rank", "MRR"), citation=TREC))
 register(MeasureSpec(
     "Rprec", r_precision, "R-precision: precision at rank R, the topic's number of relevant "
-    "documents.", params=(REL,), aliases=("R-prec",), citation=TREC, guaranteed=False))
+    "documents.", params=(REL, JUDGED_ONLY), aliases=("R-prec", "RPrec"), citation=TREC,
+    guaranteed=False))
 register(MeasureSpec(
     "RprecMult", r_precision_mult, "Precision at rank mult x R (trec_eval Rprec_mult).",
     params=(Param("mult", float, 1.0, "multiple of R"), REL), aliases=("Rprec_mult",),
@@ -79,7 +83,7 @@ register(MeasureSpec(
 register(MeasureSpec(
     "IPrec", interpolated_precision, "Interpolated precision at a recall level: the highest "
     "precision at any rank with at least that recall (trec_eval iprec_at_recall).",
-    params=(Param("recall", float, 0.0, "recall level in [0, 1]"), REL),
+    params=(Param("recall", float, 0.0, "recall level in [0, 1]"), REL, JUDGED_ONLY),
     aliases=("iprec_at_recall",), citation=TREC, suffix="recall"))
 register(MeasureSpec(
     "11ptAP", eleven_point, "Mean interpolated precision at the 11 recall levels 0, 0.1, ..., 1 "

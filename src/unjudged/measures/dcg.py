@@ -6,19 +6,43 @@ import numpy as np
 
 from unjudged.errors import InvalidOptionError
 from unjudged.measures._common import discount, divide, take_at
-from unjudged.measures._spec import MeasureSpec, Param, register
+from unjudged.measures._spec import JUDGED_ONLY, MeasureSpec, Param, register
 from unjudged.measures.precision import TREC
+
+
+class GainMap(str):
+    """A grade=gain map as text, '1=3,2=9' (trec_eval's ndcg parameters), also built from
+    ir_measures' dict ``{1: 3, 2: 9}``; grades it does not name keep their grade as gain.
+
+    Example:
+        >>> GainMap({2: 3, 1: 1}), GainMap("1=3, 2=9")
+        ('1=1,2=3', '1=3,2=9')
+    """
+
+    def __new__(cls, value: object) -> GainMap:
+        items = value.items() if isinstance(value, dict) else \
+            parse_gain_map(str(value)).items()
+        text = ",".join(f"{int(k)}={_num(float(v))}" for k, v in sorted(items))
+        return super().__new__(cls, text)
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if v.is_integer() else repr(v)
+
 
 DCG = Param("dcg", str, "log2", "'log2' (gain = grade) or 'exp-log2' (gain = 2^grade - 1)",
             choices=("log2", "exp-log2"))
-GAINS = Param("gains", str, None, "grade=gain map as trec_eval's ndcg takes it, e.g. '1=3,2=9'")
+GAINS = Param("gains", GainMap, None, "grade=gain map as trec_eval's ndcg takes it, e.g. "
+              "'1=3,2=9', or ir_measures' dict {1:3,2:9}")
 
 
 def parse_gain_map(text: str) -> dict[int, float]:
+    """'1=3,2=9' to {1: 3.0, 2: 9.0}."""
     out: dict[int, float] = {}
     for part in text.split(","):
-        grade, _, value = part.partition("=")
-        out[int(grade)] = float(value)
+        if part.strip():
+            grade, _, value = part.partition("=")
+            out[int(grade)] = float(value)
     return out
 
 
@@ -137,7 +161,7 @@ register(MeasureSpec(
     "discount log2(rank+1)) divided by the DCG of the ideal ranking of all judged documents. "
     "dcg='exp-log2' uses gain 2^grade - 1; gains='1=3,2=9' maps grades to gains as trec_eval's "
     "ndcg parameters do.",
-    params=(DCG, GAINS), cutoff="optional", aliases=("ndcg", "ndcg_cut", "NDCG"),
+    params=(DCG, GAINS, JUDGED_ONLY), cutoff="optional", aliases=("ndcg", "ndcg_cut", "NDCG"),
     citation="Järvelin & Kekäläinen, TOIS 2002; trec_eval 10"))
 register(MeasureSpec(
     "nDCGRel", ndcg_rel, "nDCG averaged over the ranks of the relevant documents "

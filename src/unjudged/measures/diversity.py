@@ -20,6 +20,12 @@ Conventions, all ndeval's (version 4.5) unless said otherwise:
 - one difference: ndeval leaves its @1 values unnormalised (a bug; it reports only 5, 10, 20);
   here every cutoff is normalised the same way.
 
+ERR-IA and nERR-IA also take `form='paper'`: seed 004's eq. (2) (Chapelle et al., CIKM 2009),
+sum_i p_i sum_r (1/r) R_i(r) prod_{j<r} (1 - R_i(j)) with graded R = (2^g - 1) / 2^gmax, g the
+document's grade for subtopic i and gmax the qrels' highest subtopic grade; ERR-IA's paper form
+is that sum unnormalised (an expected reciprocal rank, in [0, 1]), nERR-IA's divides it by that
+of the greedy graded ideal ranking (Subtopics.ideal_grades). alpha plays no part in it.
+
 Unjudged documents gain nothing (nonrel); the condensed strategy removes them first, and the
 masks of the judged rankings follow (data/diversity.py).
 """
@@ -30,8 +36,9 @@ import functools
 
 import numpy as np
 
-from unjudged.data.diversity import DiversityJudged, Subtopics, unpack
+from unjudged.data.diversity import MAX_GRADE, DiversityJudged, Subtopics, stop_probability, unpack
 from unjudged.data.judged import Judged
+from unjudged.errors import MeasureSpecError
 from unjudged.measures._common import divide, ranks
 from unjudged.measures._spec import MeasureSpec, Param, register
 
@@ -39,6 +46,9 @@ DEPTH = 20  #: ndeval's default (and only) depth for the @k measures
 ALPHA = Param("alpha", float, 0.5, "redundancy intolerance: a subtopic's gain shrinks by "
               "(1 - alpha) each time it is covered again")
 BETA = Param("beta", float, 0.5, "patience: the chance of looking at the next document")
+FORM = Param("form", str, "ndeval", "'ndeval' (binary subtopic judgments, alpha novelty gain, "
+             "ndeval 4.5's values) or 'paper' (seed 004's eq. 2: graded R = (2^g - 1) / 2^gmax "
+             "with ERR's cascade, no alpha)", choices=("ndeval", "paper"))
 
 
 def _parts(j, cutoff: int | None, alpha: float, ideal: bool = False
@@ -123,7 +133,69 @@ def _kernels(discount, what: str):
 
 
 alpha_dcg, alpha_ndcg = _kernels(_dcg_discount, "alpha-DCG: sum_r gain_r / log2(r + 1)")
-err_ia, nerr_ia = _kernels(_reciprocal, "ERR-IA: sum_r gain_r / r")
+_err_ia, _nerr_ia = _kernels(_reciprocal, "ERR-IA: sum_r gain_r / r")
+
+
+def err_ia(j, cutoff=None, alpha=0.5, form="ndeval"):
+    """ERR-IA@k: ndeval's (sum_r gain_r / r over the ideal-ideal value) or, form='paper',
+    seed 004's eq. (2) unnormalised (see `graded_err`)."""
+    if form == "paper":
+        _no_alpha(alpha)
+        return graded_err(j, cutoff or DEPTH)
+    return _err_ia(j, cutoff, alpha)
+
+
+def nerr_ia(j, cutoff=None, alpha=0.5, form="ndeval"):
+    """ERR-IA@k over that of the greedy ideal ranking, in either form."""
+    if form == "paper":
+        _no_alpha(alpha)
+        k = cutoff or DEPTH
+        return divide(graded_err(j, k), graded_err(j, k, ideal=True))
+    return _nerr_ia(j, cutoff, alpha)
+
+
+def _no_alpha(alpha: float) -> None:
+    if alpha != 0.5:
+        raise MeasureSpecError("ERR-IA(form='paper') has no alpha: its redundancy discount is "
+                               "prod (1 - R) over the documents above; drop alpha or use "
+                               "form='ndeval'")
+
+
+def graded_err(j, k: int, ideal: bool = False) -> np.ndarray:
+    """Seed 004's eq. (2): sum_i p_i sum_{r<=k} (1/r) R_i(r) prod_{j<r} (1 - R_i(j)), R =
+    (2^g - 1) / 2^gmax, of the run's top k or (ideal=True) of the greedy graded ideal ranking.
+
+    Example (one subtopic, grades 2 then 1 with gmax 2: R = 3/4, 1/4):
+        >>> from unjudged.io import read_run
+        >>> from unjudged.io.diversity import read_diversity_qrels
+        >>> from unjudged.data.diversity import judge_diversity
+        >>> q = read_diversity_qrels([("t", "1", "a", 2), ("t", "1", "b", 1)])
+        >>> j = judge_diversity(read_run({"t": {"b": 2.0, "a": 1.0}}), q)
+        >>> float(graded_err(j, 2)[0]), 1/4 + (3/4) * (3/4) / 2
+        (0.53125, 0.53125)
+    """
+    j = _view(j)
+    sub = j.subtopics
+    prob = sub.prob[j.qidx]
+    if sub.gmax > MAX_GRADE:
+        raise MeasureSpecError(f"ERR-IA(form='paper'): subtopic grade {sub.gmax} is too large "
+                               f"(at most {MAX_GRADE})")
+    if ideal:
+        grades = sub.ideal_grades()[j.qidx]
+        grades = grades[:, :k] if k <= grades.shape[1] else np.pad(
+            grades, ((0, 0), (0, k - grades.shape[1]), (0, 0)))
+    else:
+        grades = j.cut_sgrade(k)
+        if grades is None:
+            if sub.graded:  # e.g. a stream batch scored again: its grades were not kept
+                raise MeasureSpecError("ERR-IA(form='paper') needs the subtopic grades, which "
+                                       "this judged batch does not carry")
+            grades = unpack(j.cut_mask(k), prob.shape[-1])  # binary: the bits are the grades
+    r = stop_probability(grades, sub.gmax)  # (n, k, S)
+    survive = np.cumprod(1.0 - r, axis=-2)
+    above = np.concatenate([np.ones_like(survive[:, :1]), survive[:, :-1]], axis=-2)
+    gain = (r * above * prob[:, None, :]).sum(axis=-1)  # (n, k)
+    return (gain / ranks(k)).sum(axis=-1)
 
 
 def _rbp(beta: float):
@@ -149,10 +221,14 @@ def precision_ia(j, cutoff=None):
 
 
 def subtopic_recall(j, cutoff=None):
-    """Subtopics covered by the top k over the topic's subtopics."""
+    """Subtopics covered by the top k over the topic's subtopics; with intent probabilities
+    only subtopics of positive probability count, above and below the line (a covered
+    zero-weight subtopic once made the value exceed 1)."""
     k = cutoff or DEPTH
     _, bits, prob = _parts(j, k, 0.5)
-    return divide((bits.max(axis=-2, initial=0.0) > 0).sum(axis=-1), (prob > 0).sum(axis=-1))
+    live = prob > 0
+    covered = (bits.max(axis=-2, initial=0.0) > 0) & live  # (..., n, S)
+    return divide(covered.sum(axis=-1), live.sum(axis=-1))
 
 
 def map_ia(j, cutoff=None):
@@ -173,12 +249,15 @@ _SPECS = [
      "alpha-DCG@k over the ideal-ideal ranking (every document relevant to every subtopic), "
      "ndeval's collection-independent normalisation; default cutoff 20",
      "Clarke et al., SIGIR 2008"),
-    ("ERR-IA", err_ia, ("ERR_IA",), (ALPHA,),
+    ("ERR-IA", err_ia, ("ERR_IA",), (ALPHA, FORM),
      "Intent-aware ERR as ndeval: sum_r gain_r / r with the alpha novelty gain, over the "
-     "ideal-ideal value (so ERR-IA@5 may exceed ERR-IA@10); default cutoff 20",
+     "ideal-ideal value (so ERR-IA@5 may exceed ERR-IA@10); form='paper' is seed 004's eq. 2, "
+     "sum_i p_i sum_r (1/r) R_i(r) prod_{j<r} (1 - R_i(j)) with graded R = (2^g - 1) / 2^gmax, "
+     "unnormalised; default cutoff 20",
      "Chapelle et al., CIKM 2009"),
-    ("nERR-IA", nerr_ia, ("nERR_IA",), (ALPHA,),
-     "ERR-IA@k over that of ndeval's greedy ideal ranking; default cutoff 20",
+    ("nERR-IA", nerr_ia, ("nERR_IA",), (ALPHA, FORM),
+     "ERR-IA@k over that of ndeval's greedy ideal ranking (form='paper': the graded form over "
+     "that of the greedy graded ideal ranking); default cutoff 20",
      "Chapelle et al., CIKM 2009"),
     ("NRBP", nrbp, (), (ALPHA, BETA),
      "Novelty- and rank-biased precision: (1-(1-alpha) beta) sum_r beta^(r-1) gain_r over "
@@ -209,6 +288,7 @@ def _per_sample(kernel):
 
 for _name, _kernel, _aliases, _params, _text, _cite in _SPECS:
     register(MeasureSpec(_name, _per_sample(_kernel),
-                         _NDEVAL + _text + ". Binary subtopic judgments; "
-                         "unjudged documents gain nothing.", params=_params, aliases=_aliases,
+                         _NDEVAL + _text + ". Binary subtopic judgments"
+                         + (" (form='ndeval')" if FORM in _params else "")
+                         + "; unjudged documents gain nothing.", params=_params, aliases=_aliases,
                          citation=_cite, cutoff="optional", monotone=False, guaranteed=False))

@@ -146,10 +146,10 @@ def inferred_iprec(j, recall=0.0, rel=None, smoothing="sample_eval"):
     return value
 
 
-def inferred_ndcg(j, cutoff=None, dcg="log2", gains=None):
+def inferred_ndcg(j, cutoff=None, dcg="log2", gains=None, ideal="fractional", spill=0):
     """infNDCG (seed 002, section 4): per stratum, the retrieved documents times the mean
     discounted gain of its sampled retrieved documents; over the DCG of an ideal ranking of
-    the estimated number of documents per grade."""
+    the estimated number of documents per grade (`ideal` and `spill`: see ideal_dcg)."""
     s = as_sampled(j).head(cutoff)
     g = s.cut(cutoff)
     stratum, weight = s.cut_strata(cutoff)
@@ -161,19 +161,42 @@ def inferred_ndcg(j, cutoff=None, dcg="log2", gains=None):
         found = (weight * inside * disc).sum(axis=-1)
         got = got + divide(inside.sum(axis=-1) * found, sampled)
     per_grade = stratified_totals(s.size, s.counts)
-    return divide(got, ideal_dcg(per_grade, gain_values(s.grade_values, dcg, gains), cutoff))
+    return divide(got, ideal_dcg(per_grade, gain_values(s.grade_values, dcg, gains), cutoff,
+                                 rounded=ideal == "rounded", spill=bool(spill)))
 
 
-def ideal_dcg(per_grade: np.ndarray, gain: np.ndarray, cutoff: int | None) -> np.ndarray:
+def ideal_dcg(per_grade: np.ndarray, gain: np.ndarray, cutoff: int | None,
+              rounded: bool = False, spill: bool = False) -> np.ndarray:
     """DCG of a ranking holding, best gain first, floor(R_g) documents of each grade g whose
-    ranks continue from the previous grades' (fractional) total, as sample_eval places them;
-    only ranks p < cutoff + 1 count. Whole counts give the ordinary ideal DCG."""
+    ranks continue from the previous grades' (fractional) total, as sample_eval's 2012
+    (TRECVID) copy places them; only ranks p < cutoff + 1 count. Whole counts give the
+    ordinary ideal DCG.
+
+    `rounded`: int(R_g + 0.5) documents from integer starts, as NIST's TREC copy (10 Oct 2011).
+    `spill`: both copies test the cutoff only after adding a document, so every grade whose
+    documents would all start below the cutoff still adds its first one (at rank start + 1);
+    off by default, because it would make infNDCG@10 differ from nDCG@10 under complete
+    judgments.
+
+    >>> per_grade, gain = np.array([[2.6, 1.0]]), np.array([1.0, 2.0])
+    >>> round(float(ideal_dcg(per_grade, gain, None)[0]), 4)   # 2/log2(2) + 1/log2(3.. 4)
+    3.1309
+    >>> round(float(ideal_dcg(per_grade, gain, None, rounded=True)[0]), 4)   # + rank 4
+    3.5616
+    >>> round(float(ideal_dcg(per_grade, gain, 1, spill=True)[0]), 4)    # 2 + 1/log2(3)
+    2.6309
+    """
     total = np.zeros(per_grade.shape[:-1])
     start = np.zeros(per_grade.shape[:-1])
     for gi in np.argsort(-gain, kind="stable"):
         if gain[gi] <= 0:
             continue
-        m = np.floor(per_grade[..., gi])
+        counts = np.floor(per_grade[..., gi] + 0.5) if rounded else per_grade[..., gi]
+        m = np.floor(counts)
+        if spill and cutoff is not None:
+            # the loop's first step for this grade, taken even beyond the cutoff
+            late = (start >= cutoff) & (m >= 1)
+            total = total + np.where(late, gain[gi] / np.log2(start + 2.0), 0.0)
         width = int(m.max(initial=0))
         if cutoff is not None:
             width = min(width, cutoff + 1)
@@ -187,7 +210,7 @@ def ideal_dcg(per_grade: np.ndarray, gain: np.ndarray, cutoff: int | None) -> np
         # most such documents, and a pairwise sum's rounding would depend on that neighbour
         if width:
             total = total + gain[gi] * np.cumsum(terms, axis=-1)[..., -1]
-        start = start + per_grade[..., gi]
+        start = start + counts
     return total
 
 
@@ -205,7 +228,14 @@ register(MeasureSpec(
     "infNDCG", inferred_ndcg, "Inferred nDCG from stratified samples: estimated DCG of the "
     "top k over the DCG of an ideal ranking of the estimated number of documents per grade "
     "(sample_eval's infNDCG is infNDCG@1000). Gains as nDCG's. May exceed 1.",
-    params=(DCG, GAINS), cutoff="optional", aliases=("infndcg", "InfNDCG"), bounded=None,
+    params=(DCG, GAINS,
+            Param("ideal", str, "fractional", "'fractional': floor(R_g) documents per grade "
+                  "from fractional starts (sample_eval 2012, TRECVID); 'rounded': "
+                  "int(R_g + 0.5) from integer starts (NIST's TREC copy, 2011)",
+                  choices=("fractional", "rounded")),
+            Param("spill", int, 0, "1: each lower grade still adds its first document past "
+                  "the cutoff, as both sample_eval copies do", choices=(0, 1))),
+    cutoff="optional", aliases=("infndcg", "InfNDCG"), bounded=None,
     estimable=False, monotone=False, guaranteed=False, citation=SEED_002))
 register(MeasureSpec(
     "iP", inferred_precision, "Inferred precision at k: estimated relevant documents in the "

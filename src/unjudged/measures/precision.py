@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from unjudged.measures._common import divide, level, relevant
-from unjudged.measures._spec import MeasureSpec, Param, register
+from unjudged.measures._spec import JUDGED_ONLY, MeasureSpec, Param, register
 
 REL = Param("rel", int, None, "smallest relevant grade (default: the -l policy, 1)")
 TREC = "trec_eval 10 (NIST)"
@@ -30,15 +30,25 @@ def relative_precision(j, cutoff=None, rel=None):
     return divide(relevant(j, cutoff, rel).sum(axis=-1), den)
 
 
+def set_precision(j, rel=None, relative=False):
+    """Relevant retrieved over retrieved (relative=True: over min(retrieved, R))."""
+    return relative_precision(j, None, rel) if relative else precision(j, None, rel)
+
+
+def set_recall(j, rel=None):
+    return recall(j, None, rel)
+
+
 def success(j, cutoff=None, rel=None):
     return relevant(j, cutoff, rel).any(axis=-1).astype(np.float64)
 
 
 def set_f(j, beta=1.0, rel=None):
+    """trec_eval's set_F: (x+1) P R / (x P + R) with x = beta, the relative importance of R to
+    P (trec_eval weighs by x itself, not by x^2 as van Rijsbergen's F_beta does)."""
     p = precision(j, None, rel)
     r = recall(j, None, rel)
-    b2 = beta * beta
-    return divide((b2 + 1) * p * r, b2 * p + r)
+    return divide((beta + 1.0) * p * r, beta * p + r)
 
 
 def set_ap(j, rel=None):
@@ -49,22 +59,37 @@ register(MeasureSpec(
     "P", precision, "Precision: the fraction of the top k documents that are relevant "
     "(k counts even when fewer documents were retrieved). Without a cutoff: the fraction of all "
     "retrieved documents (trec_eval set_P).",
-    params=(REL,), cutoff="optional", aliases=("precision", "set_P"), citation=TREC))
+    params=(REL, JUDGED_ONLY), cutoff="optional", aliases=("precision", "set_P", "Precision"),
+    citation=TREC))
 register(MeasureSpec(
     "R", recall, "Recall: the fraction of the topic's relevant documents found in the top k "
     "(all retrieved without a cutoff: trec_eval set_recall).",
-    params=(REL,), cutoff="optional", aliases=("recall", "set_recall"), citation=TREC))
+    params=(REL, JUDGED_ONLY), cutoff="optional", aliases=("recall", "set_recall", "Recall"),
+    citation=TREC))
 register(MeasureSpec(
     "RelP", relative_precision, "Relative precision: relevant documents in the top k divided "
     "by min(k, number of relevant documents) (trec_eval relative_P / set_relative_P).",
-    params=(REL,), cutoff="optional", aliases=("relative_P", "set_relative_P"), citation=TREC))
+    params=(REL, JUDGED_ONLY), cutoff="optional",
+    aliases=("relative_P", "set_relative_P", "SetRelP"), citation=TREC))
 register(MeasureSpec(
-    "Success", success, "1 when a relevant document appears in the top k, else 0.",
-    params=(REL,), cutoff="required", aliases=("success",), citation=TREC))
+    "Success", success, "1 when a relevant document appears in the top k, else 0 (without a "
+    "cutoff: anywhere in the ranking).",
+    params=(REL, JUDGED_ONLY), cutoff="optional", aliases=("success",), citation=TREC))
 register(MeasureSpec(
-    "SetF", set_f, "F-measure of the whole retrieved set: (beta^2+1)PR / (beta^2 P + R).",
-    params=(Param("beta", float, 1.0, "weight of recall"), REL), aliases=("set_F",),
+    "SetF", set_f, "F-measure of the whole retrieved set as trec_eval's set_F computes it: "
+    "(beta+1)PR / (beta P + R), beta the relative importance of recall (not squared).",
+    params=(Param("beta", float, 1.0, "weight of recall"), REL, JUDGED_ONLY), aliases=("set_F",),
     citation=TREC))
 register(MeasureSpec(
     "SetAP", set_ap, "Set precision times set recall (trec_eval set_map).",
-    params=(REL,), aliases=("set_map",), citation=TREC))
+    params=(REL, JUDGED_ONLY), aliases=("set_map",), citation=TREC))
+register(MeasureSpec(
+    "SetP", set_precision, "Set precision: relevant retrieved documents over retrieved ones "
+    "(trec_eval set_P); relative=True divides by min(retrieved, R) instead "
+    "(set_relative_P). ir_measures' SetP and SetRelP.",
+    params=(REL, Param("relative", bool, False, "divide by min(retrieved, R)"), JUDGED_ONLY),
+    citation=TREC + "; ir_measures 0.4.3 SetP"))
+register(MeasureSpec(
+    "SetR", set_recall, "Set recall: relevant retrieved documents over the topic's relevant "
+    "ones (trec_eval set_recall; ir_measures SetR).", params=(REL,),
+    citation=TREC + "; ir_measures 0.4.3 SetR"))

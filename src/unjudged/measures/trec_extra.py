@@ -12,10 +12,11 @@ from unjudged.measures.judgments import bpref
 from unjudged.measures.precision import REL, TREC
 
 
-def rbp(j, p=0.8, rel=None):
-    """Rank-biased precision (1-p) sum_i gain_i p^(i-1). With rel=None gains are graded as
-    trec_eval's rbp does: grade / (highest grade of the topic) when that exceeds 1."""
-    g = j.grades
+def rbp(j, cutoff=None, p=0.8, rel=None):
+    """Rank-biased precision (1-p) sum_i gain_i p^(i-1), over the top k with a cutoff. With
+    rel=None gains are graded as trec_eval's rbp does: grade / (highest grade of the topic)
+    when that exceeds 1."""
+    g = j.cut(cutoff)
     if rel is not None:
         gain = (g >= int(rel)).astype(np.float64)
     else:
@@ -61,9 +62,9 @@ register(MeasureSpec(
     params=(REL,), aliases=("gm_bpref",), aggregate="gmean", estimable=False, citation=TREC))
 register(MeasureSpec(
     "RBP", rbp, "Rank-biased precision with persistence p. rel=k makes gains binary at grade k; "
-    "without it gains are graded, as in trec_eval's rbp.",
+    "without it gains are graded, as in trec_eval's rbp. RBP@k sums the top k only.",
     params=(Param("p", float, 0.8, "persistence"), Param("rel", int, None, "binary threshold")),
-    aliases=("rbp",), citation="Moffat & Zobel, TOIS 2008"))
+    cutoff="optional", aliases=("rbp",), citation="Moffat & Zobel, TOIS 2008"))
 register(MeasureSpec(
     "RBPResid", rbp_resid, "RBP residual: the most that unjudged documents and the unretrieved "
     "tail could add to RBP (trec_eval rbp_resid).",

@@ -16,10 +16,11 @@ from unjudged.errors import InvalidOptionError
 from unjudged.stats import paired as st
 from unjudged.stats import resampling as rs
 from unjudged.stats.paired import ZeroMethod
+from unjudged.stats.pooled import pooled_t_pairs
 from unjudged.stats.tukey import tukey_pairs
 
 METHODS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap", "t-bonferroni", "t-holm",
-           "anova-bonferroni", "anova-holm", "tukey")
+           "anova-bonferroni", "anova-pooled-bonferroni", "anova-holm", "tukey")
 CHUNK_CELLS = 1 << 21  # float64 differences per chunk of pairs
 
 
@@ -69,6 +70,8 @@ def pair_arrays(scores, method: str = "t", alpha: float = 0.05, seed: int = 0, *
     i, j = np.triu_indices(k, 1)
     base = method.split("-")[-1] if method.startswith(("t-", "anova-")) else method
     test = "t" if base in ("bonferroni", "holm") else base
+    if method.startswith("anova-pooled-"):  # t on the one-way ANOVA's error, not paired
+        test = "pooled"
     m = len(i)
     out = {name: np.empty(m) for name in ("mean_diff", "p_value", "ci_low", "ci_high",
                                           "effect_size")}
@@ -93,11 +96,13 @@ def pair_arrays(scores, method: str = "t", alpha: float = 0.05, seed: int = 0, *
         elif test == "bootstrap":
             _, p, lo, hi = rs.bootstrap_rows(d, n_resamples=n_resamples, seed=seed,
                                              confidence=confidence)
-        else:  # tukey: filled in below from the pooled variance
+        else:  # tukey, pooled: filled in below from the pooled variance
             p = np.ones(len(d))
         out["p_value"][rows], out["ci_low"][rows], out["ci_high"][rows] = p, lo, hi
     if method == "tukey":
         out["p_value"], out["ci_low"], out["ci_high"] = tukey_pairs(s, i, j, 1 - alpha)
+    elif test == "pooled":
+        out["p_value"], out["ci_low"], out["ci_high"] = pooled_t_pairs(s, i, j, confidence)
     significant = out["p_value"] < alpha
     if base in ("bonferroni", "holm"):
         out["p_value"], significant = st.adjust(out["p_value"], base, alpha)

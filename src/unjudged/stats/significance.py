@@ -15,8 +15,10 @@ deviation of the differences), not only a p-value.
 
 `pairwise_tests` adds the multiple-comparison procedures ``t-bonferroni``, ``t-holm``
 (statsmodels multipletests over all pairs), ``anova-bonferroni``/``anova-holm`` (the same
-after a significant one-way ANOVA, else no pair is significant) and ``tukey`` (Tukey's HSD with
-its simultaneous intervals, as scipy.stats.tukey_hsd). Random tests depend only on `seed`.
+after a significant one-way ANOVA, else no pair is significant), ``anova-pooled-bonferroni``
+(after the same ANOVA, unpaired t-tests on its pooled error, MSE with k(n-1) degrees of freedom;
+`unjudged.stats.pooled`) and ``tukey`` (Tukey's HSD with its simultaneous intervals, as
+scipy.stats.tukey_hsd). Random tests depend only on `seed`.
 """
 
 from __future__ import annotations

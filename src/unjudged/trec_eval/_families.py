@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from unjudged.measures import Measure, parse_measure
+from unjudged.measures.prefs import NAMES as PREFS
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -26,6 +27,8 @@ class Family:
     string, printed verbatim after name_ when given), "none".
     per_query / summary: whether the value is printed per topic and in the 'all' block.
     build: params -> [(output name, Measure or special key)].
+    needs: the judgments it reads (-R): "qrels", "prefs" (prefs or qrels_prefs), "qrels_jg",
+    or "any".
     """
 
     name: str
@@ -35,6 +38,7 @@ class Family:
     per_query: bool = True
     summary: bool = True
     value: str = "float"  # "float", "int" or "str"
+    needs: str = "qrels"
 
 
 def _one(measure: str) -> Callable:
@@ -59,8 +63,9 @@ def _special(key: str) -> Callable:
 
 
 FAMILIES: list[Family] = [
-    Family("runid", "none", None, _special("runid"), per_query=False, value="str"),
-    Family("num_q", "none", None, _special("num_q"), per_query=False, value="int"),
+    Family("runid", "none", None, _special("runid"), per_query=False, value="str", needs="any"),
+    Family("num_q", "none", None, _special("num_q"), per_query=False, value="int",
+           needs="any"),
     Family("num_ret", "none", None, _one("NumRet"), value="int"),
     Family("num_rel", "none", None, _one("NumRel"), value="int"),
     Family("num_rel_ret", "none", None, _one("NumRelRet"), value="int"),
@@ -95,6 +100,13 @@ FAMILIES: list[Family] = [
     Family("set_map", "none", None, _one("SetAP")),
     Family("set_F", "raw", None, _raw(lambda p: f"SetF(beta={p})" if p else "SetF")),
     Family("num_nonrel_judged_ret", "none", None, _one("NumNonRelJudgedRet"), value="int"),
+    *(Family(name, "none", None, _one(name), value="int" if name.startswith("prefs_num")
+             else "float", needs="prefs") for name in PREFS),
+    # qrels_jg: the measure in each judgment group, averaged over the topic's groups
+    Family("map_avgjg", "none", None, _one("AP"), needs="qrels_jg"),
+    Family("P_avgjg", "cutoffs", CUTOFFS, _cut("P@{}"), needs="qrels_jg"),
+    Family("Rprec_mult_avgjg", "floats", tuple(round(0.2 * i, 2) for i in range(1, 11)),
+           _floats("RprecMult(mult={!r})"), needs="qrels_jg"),
     Family("rbp", "raw", None, _raw(lambda p: f"RBP({p})" if p else "RBP(p=0.9)")),
     Family("rbp_resid", "raw", None, _raw(lambda p: "RBPResid")),
     Family("unj", "cutoffs", (5, 10, 20), _cut("Unj@{}")),
@@ -105,7 +117,11 @@ BY_NAME = {f.name: f for f in FAMILIES}
 #: Named measure sets as trec_eval defines them.
 OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
             "bpref", "recip_rank", "iprec_at_recall", "P")
-ALL_TREC = tuple(f.name for f in FAMILIES)
+ALL_TREC = tuple(f.name for f in FAMILIES if f.needs in ("qrels", "any"))
 SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
        "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret")
-SETS = {"official": OFFICIAL, "all_trec": ALL_TREC, "set": SET}
+ALL_PREFS = ("runid", "num_q", *PREFS)
+PREFS_SET = ("runid", "num_q", *PREFS[:6])  # trec_eval's `prefs`: the first eight of all_prefs
+QRELS_JG = ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+SETS = {"official": OFFICIAL, "all_trec": ALL_TREC, "set": SET, "all_prefs": ALL_PREFS,
+        "prefs": PREFS_SET, "qrels_jg": QRELS_JG}

@@ -90,11 +90,23 @@ def _fmt(value: float | np.ndarray, kind: str) -> str:
     return str(int(round(float(value)))) if kind == "int" else f"{value:.4f}"
 
 
+def check_format(outputs: list[tuple[Family, str, Output]], fmt: str) -> None:
+    """Refuse measures that read other judgments than `-R fmt` gives (trec_eval stops too)."""
+    reads = "prefs" if fmt in ("prefs", "qrels_prefs") else fmt
+    bad = sorted({fam.name for fam, _n, _w in outputs if fam.needs not in ("any", reads)})
+    if bad:
+        hint = {"qrels": "-m official or all_trec", "prefs": "-m all_prefs or prefs",
+                "qrels_jg": "-m qrels_jg"}[reads]
+        raise MeasureSpecError(f"trec_eval measure{'s' if len(bad) > 1 else ''} "
+                               f"{', '.join(bad)} cannot read -R {fmt} judgments (use {hint})")
+
+
 def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
                   per_query: bool = False, summary: bool = True,
                   zscores: dict[tuple[str, str], tuple[float, float]] | None = None) -> str:
     """Evaluate one run and return trec_eval's output text."""
     outputs = _outputs(parse_requests(specs))
+    check_format(outputs, "qrels")
     j = judge(run, qrels, policies)
     if not j.topics:
         raise UnjudgedError(f"{run.source}: no topic of the run is in the qrels")
@@ -106,16 +118,23 @@ def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
                 strings[name] = relstring(j, int(what[2] or 10))
             continue
         values[name] = what.compute(j)
+    return render(outputs, run.name, j.topics, values, strings, per_query, summary, zscores)
+
+
+def render(outputs: list[tuple[Family, str, Output]], run_name: str, topics: list[str],
+           values: dict[str, np.ndarray], strings: dict[str, list[str]], per_query: bool,
+           summary: bool, zscores: dict[tuple[str, str], tuple[float, float]] | None) -> str:
+    """trec_eval's text: per-topic lines (with -q), then the 'all' block."""
     z = "Z" if zscores is not None else ""
     if zscores is not None:
         for name, v in values.items():
-            mean_std = [zscores.get((t, name), (0.0, 0.0)) for t in j.topics]
+            mean_std = [zscores.get((t, name), (0.0, 0.0)) for t in topics]
             mean = np.array([m for m, _ in mean_std])
             std = np.array([s for _, s in mean_std])
             values[name] = np.where(std > 0, (v - mean) / np.where(std > 0, std, 1.0), 0.0)
     text: list[str] = []
     if per_query:
-        for t, topic in enumerate(j.topics):
+        for t, topic in enumerate(topics):
             for fam, name, _what in outputs:
                 if not fam.per_query:
                     continue
@@ -129,9 +148,9 @@ def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
             if not fam.summary:
                 continue
             if isinstance(what, tuple) and what[1] == "runid":
-                text.append(_line(name, "all", run.name))
+                text.append(_line(name, "all", run_name))
             elif isinstance(what, tuple) and what[1] == "num_q":
-                text.append(_line(name, "all", _fmt(len(j.topics), "float" if z else "int"), z))
+                text.append(_line(name, "all", _fmt(len(topics), "float" if z else "int"), z))
             elif name in values and not isinstance(what, tuple):  # (values come from Measures)
                 how = what.spec.aggregate
                 kind = "float" if z else fam.value
