@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,8 +53,9 @@ def test_csv_tsv_and_trec_layouts(tmp_path):
     csv_out = CliRunner().invoke(main, base + ["-f", "csv"]).stdout
     tsv_out = CliRunner().invoke(main, base + ["-f", "tsv"]).stdout
     trec_out = CliRunner().invoke(main, base + ["-f", "trec"]).stdout
-    assert csv_out.splitlines() == ["run,topic,measure,value", "B,all,nDCG@2,0.2398"]
-    assert tsv_out.splitlines()[1] == "B\tall\tnDCG@2\t0.2398"
+    # csv and tsv in full (Python's repr); trec_eval's layout in its 4 decimals
+    assert csv_out.splitlines() == ["run,topic,measure,value", "B,all,nDCG@2,0.23981246656813146"]
+    assert tsv_out.splitlines()[1] == "B\tall\tnDCG@2\t0.23981246656813146"
     assert trec_out == "nDCG@2                \tall\t0.2398\n"
 
 
@@ -63,7 +65,8 @@ def test_glob_and_output_file(tmp_path):
     result = CliRunner().invoke(main, ["eval", qrels, str(runs / "*.run"), "-m", "AP",
                                        "-f", "tsv", "-o", str(out)])
     assert result.exit_code == 0 and result.stdout == ""
-    assert out.read_text().splitlines()[1:] == ["A\tall\tAP\t0.9167", "B\tall\tAP\t0.1250"]
+    assert out.read_text().splitlines()[1:] == ["A\tall\tAP\t0.9166666666666666",
+                                                      "B\tall\tAP\t0.125"]
 
 
 def test_measures_catalogue():
@@ -77,9 +80,27 @@ def test_measures_catalogue():
 def test_demo_runs_on_shipped_data():
     result = CliRunner().invoke(main, ["demo"])
     assert result.exit_code == 0, result.output
+    # headings and tables together on stdout, in order; stderr only progress lines (when slow)
+    assert all(re.fullmatch(r"unjudged: \w[\w ]*: \d+(/\d+)?( \w+)?( \(\d+%\))?, \d+ s", x)
+               for x in result.stderr.splitlines()), result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["run", "nDCG@10", "P@5", "Bpref", "AP", "Judged@10"]
-    assert lines[3].split() == ["run1", "0.6844", "0.7933", "0.4159", "0.2663", "0.9167"]
+    assert lines[0] == ("unjudged demo: TREC-COVID round 1, qrels-rnd1 and 5 runs (shipped "
+                        "inside the package; see unjudged/data/example/SOURCE.md)")
+    assert lines[2].split() == ["run", "nDCG@10", "P@5", "Bpref", "AP", "Judged@10"]
+    assert lines[5].split() == ["run1", "0.6844", "0.7933", "0.4159", "0.2663", "0.9167"]
+    assert lines[9] == ("How far can nDCG@10 be trusted? The same runs under each strategy for "
+                        "unjudged documents (unjudged estimate, b=10000):")
+    # the legend of the estimate's jargon, with where it is explained
+    assert lines[10] == (
+        "nonrel: unjudged counted non-relevant (trec_eval); condensed: unjudged removed; "
+        "upper: the comparable upper bound; bootstrap: mean and 5-95% of b draws of the "
+        "unjudged grades; guaranteed_*: bounds whatever the true grades (not comparable). "
+        "See docs/unjudged-documents.md.")
+    assert lines[12].split()[:5] == ["run", "topic", "measure", "nonrel", "condensed"]
+    heading = lines.index("How much of each run is judged? (unjudged coverage; round 1 pooled "
+                          "the top 7 of one run per team)")
+    assert 12 < heading < lines.index("The whole picture as one self-contained page "
+                                      "(unjudged report):")
 
 
 def test_help_is_fast_and_lazy():
@@ -138,8 +159,7 @@ def test_ties_reach_the_reader_through_the_one_policies(tmp_path):
                                            "--ties", ties, "-f", "tsv"])
         assert result.exit_code == 0, result.output
         p_at_1[ties] = result.stdout.splitlines()[-1].split("\t")[-1]
-    assert p_at_1 == {"trec_eval": "0.0000", "docno": "1.0000", "rank": "1.0000",
-                      "file": "1.0000"}
+    assert p_at_1 == {"trec_eval": "0.0", "docno": "1.0", "rank": "1.0", "file": "1.0"}
     pool = CliRunner().invoke(main, ["pool", str(run), "-k", "1", "--format", "pairs"])
     assert pool.stdout == "1 a\n"  # file order, the pool's default
     pool = CliRunner().invoke(main, ["pool", str(run), "-k", "1", "--format", "pairs",

@@ -99,11 +99,12 @@ def test_cli_formats(tiny):
     out = _cli(*base, "-f", "csv")
     assert out.stdout.splitlines() == [
         "measure,runs,kendall_tau,kendall_tau_a,tau_ap,spearman_rho,max_rank_change",
-        "P@1,3,0.5000,0.3333,0.2500,0.5000,1", "AP,3,0.3333,0.3333,0.0000,0.5000,1"]
+        "P@1,3,0.49999999999999994,0.3333333333333333,0.25,0.5000000000000001,1",
+        "AP,3,0.33333333333333337,0.3333333333333333,0.0,0.5,1"]
     out = _cli(*base, "-f", "tsv", "--per-run")
     assert out.stdout.splitlines()[:2] == [
         "measure\trun\torig\tnew\torig_rank\tnew_rank\trank_change",
-        "P@1\tr1\t1.0000\t1.0000\t1\t1\t0"]
+        "P@1\tr1\t1.0\t1.0\t1\t1\t0"]
     out = _cli(*base, "--per-run", "--top", "2")
     text = out.stdout
     assert text.splitlines()[1].split() == ["measure", "runs", "kendall_tau", "kendall_tau_a",

@@ -102,7 +102,7 @@ def test_accepts_crlf_trailing_blanks_utf8_and_extra_columns(tmp_path):
     qrels = "1 0 a 1\r\n1 0 b 0\r\n2 0 c 1\r\n1 0 dóc 1\n"
     result = _run(tmp_path, qrels, run, "-f", "tsv")
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[-1] == "r\tall\tP@5\t0.2000"
+    assert result.stdout.splitlines()[-1] == "r\tall\tP@5\t0.2"
 
 
 # --- the error tree covers the library's user-facing failures -------------------------------

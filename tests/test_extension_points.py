@@ -81,7 +81,7 @@ def test_one_new_file_each_for_a_measure_and_a_strategy(tmp_path):
     assert "HalfRR" in _run(root, "measures")
     # trec_eval's reading: the unjudged x counts as non-relevant, a at rank 2
     assert _run(root, "eval", qrels, run, "-m", "HalfRR", "-f", "tsv").splitlines()[1:] == [
-        "r\tall\tHalfRR\t0.2500"]
+        "r\tall\tHalfRR\t0.25"]
     assert "half" in _run(root, "estimate", "--help")
     table = _run(root, "estimate", qrels, run, "-m", "HalfRR", "-b", "20").splitlines()
     # its place in the table: after upper (30), before the bootstrap (40)
@@ -89,4 +89,4 @@ def test_one_new_file_each_for_a_measure_and_a_strategy(tmp_path):
     assert table[1].split()[5:8] == ["0.2500", "0.5000", "0.2500"]
     # under the toy strategy the unjudged x at rank 1 is relevant
     assert _run(root, "eval", qrels, run, "-m", "HalfRR", "--unjudged", "half",
-                "-f", "tsv").splitlines()[1:] == ["r\tall\tHalfRR\t0.5000"]
+                "-f", "tsv").splitlines()[1:] == ["r\tall\tHalfRR\t0.5"]

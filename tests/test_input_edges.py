@@ -55,8 +55,8 @@ def _values(result) -> dict[str, str]:
 
 @pytest.mark.parametrize("sep", [b" \t", b"\t ", b"\v", b"\f", b" \v\f ", b"\t\t", b"  "])
 def test_blank_runs_separate_fields(tmp_path, sep):
-    # trec_eval prints P_10 0.2000 and num_ret 3 for each of these
-    assert _values(_eval(tmp_path, _run_text(sep))) == {"P@10": "0.2000", "NumRet": "3"}
+    # trec_eval prints P_10 0.2000 and num_ret 3 for each of these (tsv keeps full precision)
+    assert _values(_eval(tmp_path, _run_text(sep))) == {"P@10": "0.2", "NumRet": "3"}
     run = read_run(tmp_path / "run.txt")
     assert run.docno.to_pylist() == ["d1", "d2", "d3"]
 
@@ -243,7 +243,7 @@ def test_five_thousand_digit_topic_id(tmp_path):
     q = (f"{topic} 0 d1 1\n1 0 d1 1\n").encode()
     run = (f"{topic} Q0 d1 1 1.0 r\n1 Q0 d1 1 1.0 r\n").encode()
     values = _values(_eval(tmp_path, run, qrels=q))
-    assert values == {"P@10": "0.1000", "NumRet": "2"}
+    assert values == {"P@10": "0.1", "NumRet": "2"}
     q_file = tmp_path / "q.txt"
     result = CliRunner().invoke(main, ["qrels", "stats", str(q_file)])
     assert result.exit_code == 0 and "Traceback" not in result.output
@@ -272,7 +272,7 @@ def test_intents_follow_the_number_rules():
 @pytest.mark.parametrize("end", [b"\r", b"\r\n", b"\n"])
 @pytest.mark.parametrize("extra", [b"", b" text after the tag"])
 def test_line_ends(tmp_path, end, extra):
-    assert _values(_eval(tmp_path, _run_text(b" ", end, extra))) == {"P@10": "0.2000",
+    assert _values(_eval(tmp_path, _run_text(b" ", end, extra))) == {"P@10": "0.2",
                                                                       "NumRet": "3"}
 
 

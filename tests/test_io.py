@@ -302,3 +302,11 @@ def test_irds_errors_are_one_line(fake_dataset, monkeypatch):
     monkeypatch.setitem(sys.modules, "ir_datasets", None)  # not installed
     res = CliRunner().invoke(main, ["eval", "irds:unjudged-test/cached", run, "-m", "P@2"])
     assert res.exit_code == 2 and "needs ir_datasets (pip install ir_datasets)" in res.output
+
+
+def test_a_list_of_runs_is_runs_not_records():
+    """Run objects have a docno column, yet a list of them is a list of runs."""
+    a = read_run({"1": {"a": 2.0, "b": 1.0}}, name="A")
+    b = read_run({"1": {"a": 1.0, "b": 2.0}}, name="B")
+    df = unjudged.evaluate([a, b], {"1": {"a": 1}}, ["AP"], per_topic=False)
+    assert df[["run", "value"]].values.tolist() == [["A", 1.0], ["B", 0.5]]

@@ -126,7 +126,7 @@ def test_cli_on_tiny_collection_same_with_dask(tmp_path):
     assert plot.read_bytes()[:4] == b"\x89PNG"
     details = (tmp_path / "d.csv").read_text().splitlines()
     assert details[0] == "group,run,topic,measure,strategy,value,truth,unjudged,unjudged_full"
-    assert details[1] == "G1,s1,1,P@2,nonrel,0.500000,1.000000,1,0"
+    assert details[1] == "G1,s1,1,P@2,nonrel,0.5,1.0,1,0"
     assert len(details) == 1 + 3 * 2 * 6  # runs x topics x strategies
     lines = [json.loads(x) for x in serial.stdout.splitlines()]
     nonrel = next(x for x in lines if x["table"] == "prediction" and x["strategy"] == "nonrel")
@@ -267,10 +267,10 @@ def test_cli_negative(tmp_path):
         assert "note:" not in res.stderr  # b is in the qrels: pooled
         counts[negative] = [(r["run"], r["value"], r["truth"], r["unjudged"],
                              r["unjudged_full"]) for r in csv.DictReader(details.open())]
-    assert counts["unjudged"] == [("s1", "0.000000", "0.500000", "2", "1"),
-                                  ("s2", "0.000000", "0.000000", "2", "1")]
-    assert counts["nonrel"] == [("s1", "0.000000", "0.500000", "1", "0"),
-                                ("s2", "0.000000", "0.000000", "1", "0")]
+    assert counts["unjudged"] == [("s1", "0.0", "0.5", "2", "1"),
+                                  ("s2", "0.0", "0.0", "2", "1")]
+    assert counts["nonrel"] == [("s1", "0.0", "0.5", "1", "0"),
+                                ("s2", "0.0", "0.0", "1", "0")]
     bad = CliRunner().invoke(main, args + ["--negative", "zero"])
     assert bad.exit_code == 2 and "'zero' is not one of 'unjudged', 'nonrel'" in bad.output
 

@@ -208,6 +208,14 @@ def test_matrix_cli_jsonl_and_table(hand, tmp_path):
     assert plot.exit_code == 0, plot.output
     for name in ("m-P.png", "m-tau.png"):
         assert 0 < (tmp_path / name).stat().st_size < 200_000
+    # --plot FILE.png names the figures (documented in --help) and each one is listed
+    assert not (tmp_path / "m.png").exists()
+    assert plot.stderr.splitlines()[:2] == [f"unjudged: wrote {tmp_path / 'm-P.png'}",
+                                            f"unjudged: wrote {tmp_path / 'm-tau.png'}"]
+    helped = " ".join(CliRunner().invoke(main, ["matrix", "--help"]).stdout.split())
+    assert ("FILE.png names them, it is not written itself: FILE-<measure>.png per family and "
+            "FILE-tau.png; a folder gets matrix-<measure>.png and matrix-tau.png. Each written "
+            "path is printed on stderr.") in helped
 
 
 @pytest.mark.parametrize("args, message", [

@@ -145,7 +145,7 @@ def test_any_names_keep_the_row_structure(names, fmt):
         parsed = [line.split("\t") for line in text.split("\n")[:-1]]
     assert len(parsed) == len(names) + 1 and all(len(r) == 2 for r in parsed)
     for r in parsed[1:]:
-        assert r[1] == "0.2500"
+        assert r[1] == "0.25"
         assert not r[0].startswith(DANGEROUS) or NUMBER.match(r[0]) or r[0] == "-"
 
 

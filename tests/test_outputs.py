@@ -23,7 +23,7 @@ from unjudged.io.atomic import check_targets, open_output, write_file
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n"
 RUN = "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 c 1 1.0 r\n"
-EXPECTED = "run\ttopic\tmeasure\tvalue\nr\tall\tP@2\t0.5000\n"
+EXPECTED = "run\ttopic\tmeasure\tvalue\nr\tall\tP@2\t0.5\n"
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 

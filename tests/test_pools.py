@@ -125,8 +125,8 @@ def test_pool_and_coverage_commands(tmp_path):
     lines = res.stdout.splitlines()
     assert lines[0] == ("run,judged@1,judged@2-3,judged_to_min,judged_to_median,looks_pooled,"
                         "unjudged,unique_unjudged")
-    assert lines[1] == "a,1.0000,0.5000,1,1.0000,yes,1,1"
-    assert lines[2] == "b,1.0000,0.0000,1,1.0000,yes,1,1"
+    assert lines[1] == "a,1.0,0.5,1,1.0,yes,1,1"
+    assert lines[2] == "b,1.0,0.0,1,1.0,yes,1,1"
     bad = CliRunner().invoke(main, ["coverage", str(tmp_path / "qrels"), str(runs),
                                     "--bands", "3-1"])
     assert bad.exit_code == 2 and "expected rank bands" in bad.output

@@ -164,6 +164,8 @@ def test_eval_reads_a_qrels_as_trec_eval_reads_qrels_prefs(monkeypatch):
     got = {}
     for line in result.stdout.splitlines()[1:]:
         _run, topic, measure, value = line.split("\t")
-        got[(parse_measure(measure).spec.aliases[0], topic)] = value
+        # tsv keeps full precision; trec_eval prints 4 decimals
+        got[(parse_measure(measure).spec.aliases[0], topic)] = \
+            f"{float(value):.4f}" if "." in value else value
     assert len(expected) == 56
     assert got == expected

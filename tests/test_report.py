@@ -165,3 +165,98 @@ def test_measures_some_strategies_skip_render():
     d = build_report(runs, q, ["Bpref", "Judged@2"], b=20, topic_panels=1)
     page = render_report(d, {"command": "t"})
     assert len(page.figures) == 2 + 2 + 1 and page.html.count('<tr class="run') == 4
+
+
+# --- issue 19 item 6: readable figures, natural topic order, p-values, 800 px ---------------
+
+def _example_report(**kw):
+    from unjudged.data.examples import example_paths
+    from unjudged.io import read_runs
+
+    qrels, runs = example_paths()
+    q = read_qrels(qrels)
+    return build_report(read_runs(runs, qrels=q), q, ["nDCG@10"], **kw)
+
+
+def test_natural_topic_order():
+    from unjudged.data.topic_order import natural_key, natural_ranks, natural_sorted
+    from unjudged.report.html import natural_topics, render_report
+
+    assert natural_sorted(["11", "1", "10", "2", "9b", "9a", "q10", "q2", "007", "7"]) == \
+        ["1", "2", "007", "7", "9a", "9b", "10", "11", "q2", "q10"]
+    assert natural_key("07") < natural_key("7") < natural_key("8")  # a total order
+    assert natural_ranks(["10", "2", "1"]) == [2, 1, 0]
+    assert [r["topic"] for r in natural_topics([{"topic": t} for t in ("all", "10", "9")])] \
+        == ["9", "10", "all"]
+    # topics 1, 2, 10, 11 are listed 1, 10, 11, 2 by the data model (byte order)
+    q = read_qrels({t: {"a": 1, "b": 0} for t in ("1", "2", "10", "11")})
+    runs = [read_run({t: {"a": 2, "x": 1} for t in ("1", "2", "10", "11")}, name="A"),
+            read_run({t: {"b": 2, "y": 1} for t in ("1", "2", "10", "11")}, name="B")]
+    d = build_report(runs, q, ["P@2"], b=20, topic_panels=2)
+    assert [r["topic"] for r in d.topics] == ["1", "2", "10", "11"]  # equal shares: ties
+    for run, order in zip(d.panels.runs, d.panel_orders, strict=True):
+        assert [run.topics[t] for t in order] == ["1", "2", "10", "11"]  # equal spreads (0)
+    page = render_report(d, {"command": "t"})
+    assert [r["topic"] for r in page.tables["judgments"][0]] == ["1", "2", "10", "11", "all"]
+    table = page.html[page.html.index('id="judgments"'):]
+    table = table[:table.index("</table>")]
+    assert re.findall(r"<tr[^>]*><td>([^<]+)</td>", table) == ["1", "2", "10", "11", "all"]
+
+
+def test_tiny_p_values_print_as_below_0001():
+    from unjudged.report.html import render_report
+    from unjudged.report.html.tables import PAIRS, html_table, p_text
+
+    assert [p_text(x) for x in (0.5, 0.00012, 0.0001, 9.9e-5, 3.2e-7, 0.0, float("nan"))] \
+        == ["0.5000", "0.0001", "0.0001", "<0.0001", "<0.0001", "<0.0001", ""]
+    cells = html_table([{"run": "a", "p": 3.2e-7, "p_assessment": 0.04, "diff": 1e-7}], PAIRS,
+                       table_id="t")
+    assert "<td>&lt;0.0001</td><td></td><td></td><td>0.0400</td>" in cells
+    assert "<td>0.0000</td>" in cells  # a difference is no p-value: 4 decimals as before
+    # the demo's udel_fang_run1 against BERT: nDCG@10 differs by 0.31, paired t-test p = 5.7e-9
+    d = _example_report(b=20, topic_panels=0)
+    tiny = [r for r in d.pairs["nDCG@10"] if r["p"] < 1e-4]
+    assert [(r["run"], r["baseline"]) for r in tiny] == [("udel_fang_run1", "BERT")]
+    page = render_report(d, {"command": "t"})
+    pairs = page.html[page.html.index('id="pairs-'):page.html.index('id="topics"')]
+    assert "<td>&lt;0.0001</td>" in pairs and "<td>0.0000</td>" not in pairs
+    assert tiny[0]["p"] == pytest.approx(5.737e-9, rel=1e-3)
+    # the --tables files keep the full value
+    from unjudged.report.html.tables import text_tables
+
+    tsv = text_tables(*page.tables["pairs-nDCG_10"])["tsv"].splitlines()
+    last = dict(zip(tsv[0].split("\t"), tsv[-1].split("\t"), strict=True))
+    assert last["run"] == "udel_fang_run1" and float(last["p"]) == tiny[0]["p"]
+
+
+def test_figures_readable_with_a_y_axis(monkeypatch):
+    """Every text of every report figure is >= 9 px at the figure's own size, and no figure is
+    wider than the 772 px column of an 800 px page (so it is never shown smaller); the
+    per-topic panels have a y-axis with ticks and a label."""
+    import matplotlib.text
+
+    from unjudged.report.html import figures as F
+    from unjudged.report.html import render_report
+
+    drawn = []
+    monkeypatch.setattr(F, "png_bytes", lambda fig: drawn.append(fig) or b"png")
+    d = _example_report(b=20, topic_panels=1)
+    render_report(d, {"command": "t"})
+    assert len(drawn) == 3  # leaderboard, panels, judgments (coverage draws at 110 dpi)
+    for fig in drawn:
+        fig.canvas.draw()
+        assert fig.get_figwidth() * F.DPI <= 772
+        texts = [t for t in fig.findobj(matplotlib.text.Text)
+                 if t.get_visible() and t.get_text().strip()]
+        assert texts and min(t.get_fontsize() for t in texts) * F.DPI / 72 >= 9
+    panels = drawn[1]
+    shown = [ax for ax in panels.axes if ax.get_visible()]
+    assert len(shown) == 30  # the 30 topics of TREC-COVID round 1
+    for i, ax in enumerate(shown):
+        ticks = [t.get_text() for t in ax.get_yticklabels() if t.get_visible()]
+        assert len([t for t in ticks if t]) >= 2
+        assert ax.get_ylabel() == ("share of draws" if i % F.PANEL_COLUMNS == 0 else "")
+    assert shown[-1].get_xlabel() == "nDCG@10"
+    # a histogram's bars are shares of the draws: they sum to 1 in every panel
+    for ax in shown:
+        assert sum(p.get_height() for p in ax.patches) == pytest.approx(1.0)

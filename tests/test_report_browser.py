@@ -102,6 +102,61 @@ def test_structure_images_and_console(chromium, report):
         assert f'id="{section}"' in dom
 
 
+#: Appended to a copy of the page only: how wide the page and the widest table are, and which
+#: images show smaller than they are, once everything has loaded.
+WIDTH_PROBE = """<script>window.addEventListener("load", () => {
+  const d = document.body.dataset;
+  d.viewport = window.innerWidth;
+  d.scrollWidth = document.documentElement.scrollWidth;
+  d.widestTable = Math.max(...[...document.querySelectorAll("table")].map(
+    t => t.getBoundingClientRect().width));
+  d.shrunk = [...document.images].filter(i => i.width < i.naturalWidth).length;
+});</script>"""
+
+LONG = "a_run_name_much_longer_than_any_column_would_like_" * 3  # no place to break
+
+
+@pytest.fixture(scope="module")
+def wide_report(tmp_path_factory) -> Path:
+    """The demo's runs, one of them with a 150-character name: its tables are wider than an
+    800 px page."""
+    from unjudged.analysis.report_data import build_report
+    from unjudged.io import read_qrels, read_run
+    from unjudged.report.html import render_report
+
+    qrels, runs = example_paths()
+    q = read_qrels(qrels)
+    rs = [read_run(p, name=LONG if i == 0 else None, qrels=q) for i, p in enumerate(runs)]
+    page = render_report(build_report(rs, q, ["nDCG@10", "P@5"], b=50, topic_panels=1),
+                         {"command": "unjudged report " + " ".join(map(str, runs))})
+    out = tmp_path_factory.mktemp("wide") / "wide.html"
+    out.write_text(page.html)
+    return out
+
+
+def _measure(chromium: str, page: Path, width: int) -> dict[str, float]:
+    probed = page.with_name(f"width-{width}-{page.name}")
+    probed.write_text(page.read_text().replace("</body>", WIDTH_PROBE + "</body>"))
+    r = _browse(chromium, probed, "--dump-dom", "--virtual-time-budget=5000",
+                f"--window-size={width},1000")
+    assert r.returncode == 0, r.stderr[-500:]
+    found = dict(re.findall(r'data-([a-z-]+)="([\d.]+)"', r.stdout))
+    return {k: float(found[k]) for k in ("viewport", "scroll-width", "widest-table", "shrunk")}
+
+
+@pytest.mark.parametrize("width", [800, 1280])
+def test_fits_the_window(chromium, report, wide_report, width):
+    """Nothing makes the page wider than the window: wide tables scroll inside their box, and
+    no figure is shown smaller than it is drawn (its 9-10 px labels stay that size)."""
+    for page in (report, wide_report):
+        m = _measure(chromium, page, width)
+        assert m["viewport"] == width
+        assert m["scroll-width"] <= width, (page.name, m)
+        assert m["shrunk"] == 0, (page.name, m)
+    if width == 800:  # the test has teeth: this table is wider than the page, in its box
+        assert m["widest-table"] > width
+
+
 def test_screenshot(chromium, report):
     shot = report.with_name("shot.png")
     r = _browse(chromium, report, f"--screenshot={shot}", "--window-size=1280,2000")

@@ -199,7 +199,7 @@ def test_experiment_command_formats_details_and_errors(files):
     rows = list(csv.DictReader(io.StringIO(res.stdout)))
     # 3 judgment sets x 2 estimators x 3 groups of runs
     assert len(rows) == 18 and rows[0]["design"] == "uniform:0.5" and rows[0]["judged"] == \
-        "0.5455"
+        "0.5454545454545454"
     assert {r["runs"] for r in rows} == {"all", "contributing", "other"}
     details = [json.loads(x) for x in (tmp / "d.jsonl").read_text().splitlines()]
     assert len(details) == 3 * 2 * 2 * 2 and {"estimate", "se", "truth"} <= details[0].keys()

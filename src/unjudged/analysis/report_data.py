@@ -19,6 +19,7 @@ import numpy as np
 
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
+from unjudged.data.topic_order import natural_ranks, natural_sorted
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
 from unjudged.strategies.registry import STRATEGIES
@@ -136,7 +137,7 @@ def _pairs(res, judged, order: list[str], baseline: str | None, seed: int) -> li
 def _topics(est: Estimates, judged, k: int, top: int) -> list[dict[str, Any]]:
     """The `top` topics with the largest mean unjudged share of the top k over the runs, with
     the mean bootstrap standard deviation of the first measure (its uncertainty)."""
-    names = sorted({t for r in judged.runs for t in r.topics})
+    names = natural_sorted({t for r in judged.runs for t in r.topics})  # ties: 2 before 10
     index = {t: n for n, t in enumerate(names)}
     share = np.full((len(judged.runs), len(names)), np.nan)
     spread = np.full_like(share, np.nan)
@@ -215,7 +216,10 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
     chosen = sorted((r for r in runs if r.name in best), key=lambda r: best.index(r.name))
     panels = estimate_runs(chosen, qrels, ms[:1], b=b, seed=seed, policies=policies,
                            keep_samples=True) if chosen else None
-    orders = [np.argsort(-np.nan_to_num(r.drawn()[0][:, 0, _SD], nan=-1.0), kind="stable").tolist()
+    # most uncertain first; equal spreads (often 0 but for float noise: fully judged topics)
+    # in natural topic order
+    orders = [np.lexsort((natural_ranks(r.topics),
+                          -np.nan_to_num(r.drawn()[0][:, 0, _SD].round(12), nan=-1.0))).tolist()
               for r in panels.runs] if panels else []
     stats = judgment_stats(qrels, rel_level=policies.rel_level)
     cov = coverage(runs, qrels, REPORT_BANDS, policies)

@@ -214,7 +214,8 @@ MEASURES = click.option("-m", "--measure", "measures", multiple=True, required=T
 PRIOR = click.option("--prior", type=click.Choice(PRIORS), default=PRIORS[-1], show_default=True,
                       help="Grade distribution the bootstrap draws from.")
 B = click.option("-b", "--iterations", "b", type=click.IntRange(1), default=10_000,
-                  show_default=True, help="Bootstrap iterations.")
+                  show_default=True, help="Bootstrap iterations (the same default in eval, "
+                  "estimate and report).")
 SEED = click.option("--seed", type=int, default=0, show_default=True,
                      help="Random seed; results depend only on it and the inputs.")
 POINT = click.option("--point", default="mean", show_default=True, callback=_check_point,
@@ -223,7 +224,19 @@ POINT = click.option("--point", default="mean", show_default=True, callback=_che
 
 
 def progress(items, label: str):
-    """A progress bar on stderr, shown only on a terminal and only after two seconds."""
+    """Progress over `items` on stderr: a bar on a terminal, shown after two seconds;
+    otherwise a line every 10 s and one at the end (unjudged.parallel.base.ProgressLog), so
+    that long work piped to a file is not silent.
+
+    Example:
+        >>> list(progress(["a", "b"], "scoring"))
+        ['a', 'b']
+    """
+    if not sys.stderr.isatty():
+        from unjudged.parallel.base import ProgressLog
+
+        total = len(items) if hasattr(items, "__len__") else None
+        return ProgressLog(total, label, unit="runs", items=items)
     from tqdm import tqdm
 
     return tqdm(items, desc=label, unit="run", delay=2.0, leave=False, disable=None)

@@ -86,8 +86,10 @@ def SIGNIFICANCE(fn):
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
               default="table", show_default=True)
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
-@click.option("--plot", "plot_path", default=None, help="Draw seed 001's figures: FILE.png "
-              "(FILE-<measure>.png per family and FILE-tau.png) or a folder.")
+@click.option("--plot", "plot_path", default=None, help="Draw seed 001's figures. FILE.png "
+              "names them, it is not written itself: FILE-<measure>.png per family and "
+              "FILE-tau.png; a folder gets matrix-<measure>.png and matrix-tau.png. Each "
+              "written path is printed on stderr.")
 def matrix_cmd(qrels, runs, families, depths, test, alpha, seed, ap_denominator, pairs,
                weak_only, summary,
                complete, rel_level, depth, ties, negative, names, strict, fmt, output,

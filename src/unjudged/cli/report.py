@@ -11,6 +11,7 @@ import click
 from unjudged.cli._base import (
     MEASURES,
     SEED,
+    B,
     executor_from_options,
     executor_options,
     lean_arrow,
@@ -39,9 +40,7 @@ from unjudged.policies import NameMode
               "measure); each is a large figure, so the default keeps the page small.")
 @click.option("--top-topics", type=click.IntRange(1), default=10, show_default=True,
               help="Topics listed in the table of the most unjudged documents.")
-@click.option("-b", "--iterations", "b", type=click.IntRange(1), default=2000,
-              show_default=True, help="Bootstrap iterations (with 2000 the 5% and 95% "
-              "quantiles of a run's mean move by under 0.001 between seeds).")
+@B
 @SEED
 @policy_options
 @run_options
@@ -74,7 +73,7 @@ def _quote(arg: str) -> str:
 
 
 def write_report(qrels: str, runs: list[str], measures: list[str], output: str, *,
-                 b: int = 2000, seed: int = 0, baseline: str | None = None,
+                 b: int = 10_000, seed: int = 0, baseline: str | None = None,
                  topic_panels: int = 3, top_topics: int = 10, policies=None, executor=None,
                  png_dir: str | None = None, tables_dir: str | None = None,
                  command: str = "", names: NameMode = "tag", strict: bool = False) -> str:

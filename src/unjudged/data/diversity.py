@@ -75,6 +75,7 @@ class Subtopics:
     _ideal: dict[float, np.ndarray] = field(default_factory=dict, repr=False)
     _key_grade: np.ndarray | None = field(default=None, repr=False)
     _ideal_grades: np.ndarray | None = field(default=None, repr=False)
+    _levels: dict[int, Subtopics] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, qrels: Qrels, intents: dict[tuple[str, str], float] | None = None,
@@ -152,6 +153,47 @@ class Subtopics:
         if self._ideal_grades is None:
             self._ideal_grades = self._greedy_graded()
         return self._ideal_grades
+
+    def at_level(self, rel: int) -> Subtopics:
+        """The subtopic facts when only subtopic grades of at least `rel` are relevant (ir_measures'
+        `rel=`, read as pyndeval reads it: a judgment is 1 when its grade is >= rel, else 0).
+
+        Subtopics keep their bits; one left without a relevant document stops being a subtopic
+        of its topic (probability 0, as ndeval counts only subtopics with a positive judgment),
+        and the others' probabilities are renormalised. `rel` <= 1 is this object (grades are
+        integers, and grade-0 judgments are never kept). Built once per level.
+
+        Example:
+            >>> from unjudged.io.diversity import read_diversity_qrels
+            >>> q = read_diversity_qrels([("t", "1", "a", 1), ("t", "2", "a", 2),
+            ...                           ("t", "2", "b", 3), ("t", "3", "c", 1)])
+            >>> s = Subtopics.build(q).at_level(2)
+            >>> s.key_mask.tolist(), s.nrel.tolist(), s.prob.tolist()
+            ([2, 2, 0], [[0, 2, 0]], [[0.0, 1.0, 0.0]])
+        """
+        if rel <= 1:
+            return self
+        if rel not in self._levels:
+            hit = self.key_grade() >= rel  # (keys, S)
+            nt, s = self.prob.shape
+            ktopic = np.searchsorted(self.topic_offsets, np.arange(self.key_mask.size),
+                                     side="right") - 1
+            nrel = np.zeros((nt, s), dtype=np.int64)
+            np.add.at(nrel, ktopic, hit.astype(np.int64))
+            live = nrel > 0
+            prob = np.where(live, self.prob, 0.0)
+            total = prob.sum(axis=1, keepdims=True)
+            uniform = live / np.maximum(live.sum(axis=1, keepdims=True), 1)
+            prob = np.where(total > 0, prob / np.where(total > 0, total, 1.0), uniform)
+            lines = None
+            if self.lines is not None:
+                key, sub, grade = self.lines
+                keep = grade >= rel
+                lines = (key[keep], sub[keep], grade[keep])
+            self._levels[rel] = Subtopics(self.topics, self.labels, pack(hit), prob,
+                                          self.uniform, nrel, self.keys, self.docnames,
+                                          self.topic_offsets, self.gmax, lines)
+        return self._levels[rel]
 
     def ideal(self, alpha: float) -> np.ndarray:
         """(topics, R) masks of ndeval's greedy ideal ranking of the relevant documents.
@@ -244,6 +286,17 @@ def _probabilities(topics, labels, intents, width) -> np.ndarray:
     return prob
 
 
+def pack(bits: np.ndarray) -> np.ndarray:
+    """uint64 subtopic masks from (..., S) relevance (nonzero = relevant): `unpack`'s inverse.
+
+    Example:
+        >>> pack(np.array([[1, 0, 1], [0, 0, 0]])).tolist()
+        [5, 0]
+    """
+    shifts = np.arange(bits.shape[-1], dtype=np.uint64)
+    return ((bits != 0).astype(np.uint64) << shifts).sum(axis=-1, dtype=np.uint64)
+
+
 def unpack(mask: np.ndarray, s: int) -> np.ndarray:
     """(..., S) float 0/1 subtopic relevance from uint64 masks.
 
@@ -317,6 +370,36 @@ class DiversityJudged(Judged):
             return None
         k = self.mask.shape[-1] if k is None else k
         return sg[:, :k] if k <= sg.shape[1] else _pad_positions(sg, k, 1)
+
+    def at_level(self, rel: int) -> DiversityJudged:
+        """This batch when only subtopic grades of at least `rel` are relevant (see
+        `Subtopics.at_level`): the masks are rebuilt from the subtopic grades, which only
+        graded qrels carry; binary qrels have no relevant document above 1. `rel` <= 1 is this
+        batch.
+
+        Example:
+            >>> from unjudged.io import read_run
+            >>> from unjudged.io.diversity import read_diversity_qrels
+            >>> q = read_diversity_qrels([("t", "1", "a", 1), ("t", "2", "a", 2),
+            ...                           ("t", "2", "b", 3)])
+            >>> j = judge_diversity(read_run({"t": {"b": 2.0, "a": 1.0}}), q)
+            >>> j.mask.tolist(), j.at_level(2).mask.tolist(), j.at_level(3).mask.tolist()
+            ([[2, 3]], [[2, 2]], [[2, 0]])
+        """
+        sub = self.subtopics
+        if rel <= 1 or sub is None:
+            return self
+        if self.sgrade is not None:
+            grades = self.cut_sgrade(self.mask.shape[-1])
+            assert grades is not None
+            mask = pack(np.asarray(grades >= rel))
+        elif not sub.graded:
+            mask = np.zeros_like(self.mask)
+        else:
+            raise ValueError("subtopic grades were not kept for this judged batch")
+        return DiversityJudged(self.run_name, self.topics, self.grades, self.length, self.pool,
+                               self.retrieved, self.policies, mask, sub.at_level(rel),
+                               self.qidx, self.sgrade)
 
     def _with(self, base: Judged, mask: np.ndarray, qidx: np.ndarray,
               sgrade: np.ndarray | None = None) -> DiversityJudged:

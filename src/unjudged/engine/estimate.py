@@ -341,7 +341,7 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         from unjudged.parallel import progress_bar
 
         out = []
-        with progress_bar(None, desc) as bar:
+        with progress_bar(None, desc, unit="runs") as bar:
             for run in runs:
                 out.append(estimate_with(run, qrels, measures, settings, pool=pools[pool_of(run)]))
                 bar.update()

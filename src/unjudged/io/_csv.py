@@ -55,9 +55,12 @@ def table_format(head: bytes, path: str = "") -> str | None:
     if head.startswith(b"PAR1") or path.lower().endswith((".parquet", ".pq")):
         return "parquet"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text.startswith(b"{"):
-        return "jsonl"
     line = text.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", "replace")
+    if text.startswith(b"{") and (_json_object(line) or (
+            b"\n" not in text and text[1:].lstrip().startswith(b'"'))):
+        # a JSON object (or the start of one longer than the head), not merely a "{": a TREC
+        # line's topic id may be "{"
+        return "jsonl"
     for delimiter, kind in (("\t", "tsv"), (",", "csv"), (None, "csv")):
         if delimiter is not None and delimiter not in line:
             continue
@@ -65,6 +68,15 @@ def table_format(head: bytes, path: str = "") -> str | None:
         if any(c in cells for c in QUERY_COLUMNS) and any(c in cells for c in DOC_COLUMNS):
             return kind if delimiter is not None else "ssv"
     return None
+
+
+def _json_object(line: str) -> bool:
+    import json
+
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
 
 
 def read_frame(source: Any, kind: str, ids: tuple[str, ...] = ()) -> Any:

@@ -24,6 +24,8 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from unjudged.data.qrels import Qrels
+from unjudged.data.run import Run
 from unjudged.errors import FormatError
 
 # (column, the names a record may give it, its position in a plain tuple, required)
@@ -71,6 +73,8 @@ def first_is_record(items: Any) -> tuple[bool, Any]:
 
 
 def _looks_like_record(item: Any) -> bool:
+    if isinstance(item, (Run, Qrels)):  # a source, though it has a docno column
+        return False
     if isinstance(item, tuple):
         return all(isinstance(v, (str, int, float)) or v is None for v in item)
     if isinstance(item, Mapping):

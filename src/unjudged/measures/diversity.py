@@ -5,6 +5,12 @@ Conventions, all ndeval's (version 4.5) unless said otherwise:
 - judgments are binary per subtopic: a grade > 0 is relevant (grades above 1 count as 1); a
   topic's subtopics are those with a relevant document; intents are uniform over them unless
   probabilities are given (then every sum over subtopics is weighted by them; ndeval has none);
+- `rel=r` (ir_measures' parameter; pyndeval turns each judgment into 1 when its grade is >= r
+  before ndeval reads it) makes grades of at least r relevant, so a subtopic without such a
+  judgment drops out of its topic; rel=1 is ndeval's reading, and rel < 1 is refused;
+- `judged_only=True` (trec_eval -J, ir_measures' judged_only): retrieved documents the qrels do
+  not list are removed before ranking; the subtopic masks and grades follow (data/diversity.py).
+  As in ir_measures, NRBP, nNRBP and S-recall do not take it;
 - a subtopic's gain at a rank is (1 - alpha)^c, c = documents of that subtopic ranked above;
   alpha = 0.5, NRBP's beta = 0.5, default cutoff 20 (ndeval's DEPTH);
 - "collection-independent" normalisation (alpha-DCG, ERR-IA, NRBP): divide by the "ideal ideal"
@@ -40,7 +46,7 @@ from unjudged.data.diversity import MAX_GRADE, DiversityJudged, Subtopics, stop_
 from unjudged.data.judged import Judged
 from unjudged.errors import MeasureSpecError
 from unjudged.measures._common import divide, ranks
-from unjudged.measures._spec import MeasureSpec, Param, register
+from unjudged.measures._spec import JUDGED_ONLY, MeasureSpec, Param, register
 
 DEPTH = 20  #: ndeval's default (and only) depth for the @k measures
 ALPHA = Param("alpha", float, 0.5, "redundancy intolerance: a subtopic's gain shrinks by "
@@ -49,14 +55,18 @@ BETA = Param("beta", float, 0.5, "patience: the chance of looking at the next do
 FORM = Param("form", str, "ndeval", "'ndeval' (binary subtopic judgments, alpha novelty gain, "
              "ndeval 4.5's values) or 'paper' (seed 004's eq. 2: graded R = (2^g - 1) / 2^gmax "
              "with ERR's cascade, no alpha)", choices=("ndeval", "paper"))
+REL = Param("rel", int, 1, "the smallest subtopic grade that is relevant (ir_measures' rel=, "
+            "as pyndeval reads it: a judgment counts when its grade is at least rel); a "
+            "subtopic with no judgment that high is not one of the topic's subtopics")
 
 
-def _parts(j, cutoff: int | None, alpha: float, ideal: bool = False
+def _parts(j, cutoff: int | None, alpha: float, ideal: bool = False, rel: int = 1
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(score, bits, prob): per rank the intent-weighted novelty gain sum_j p_j (1-alpha)^c_j
     rel_j (..., n, k), the 0/1 subtopic relevance (..., n, k, S) and the intents (n, S), for the
-    run's ranking or (ideal=True) the greedy ideal one, cut (and padded) to `cutoff`."""
-    j = _view(j)
+    run's ranking or (ideal=True) the greedy ideal one, cut (and padded) to `cutoff`, with
+    subtopic grades of at least `rel` relevant."""
+    j = _view(j, rel)
     prob = j.subtopics.prob[j.qidx]
     if ideal:
         mask = j.subtopics.ideal(alpha)[j.qidx]
@@ -71,13 +81,22 @@ def _parts(j, cutoff: int | None, alpha: float, ideal: bool = False
     return score, bits, prob
 
 
-def _view(j: Judged) -> DiversityJudged:
-    return j if isinstance(j, DiversityJudged) and j.subtopics is not None else \
-        single_subtopic(j)
+def _view(j: Judged, rel: int = 1) -> DiversityJudged:
+    """The batch as subtopic judgments with grades of at least `rel` relevant."""
+    if rel < 1:
+        raise MeasureSpecError(f"rel={rel}: diversity measures read grades of at least 1 as "
+                               "relevant at most (grade-0 judgments never make a subtopic)")
+    if not (isinstance(j, DiversityJudged) and j.subtopics is not None):
+        return single_subtopic(j, rel)
+    if rel > 1 and j.subtopics.graded and (j.sgrade is None or j.subtopics.gmax > MAX_GRADE):
+        raise MeasureSpecError(f"rel={rel} needs each document's grade per subtopic, which "
+                               "this judged batch does not carry (subtopic grades above "
+                               f"{MAX_GRADE}, or grades not kept)")
+    return j.at_level(rel)
 
 
-def single_subtopic(j: Judged) -> DiversityJudged:
-    """A batch judged without subtopics read as one subtopic per topic (grade > 0 relevant):
+def single_subtopic(j: Judged, rel: int = 1) -> DiversityJudged:
+    """A batch judged without subtopics read as one subtopic per topic (grade >= rel relevant):
     what the diversity reading of ad hoc qrels with a constant second column gives.
 
     Example:
@@ -87,13 +106,14 @@ def single_subtopic(j: Judged) -> DiversityJudged:
         >>> single_subtopic(j).mask.tolist()
         [[0, 1]]
     """
-    rel = (j.pool.sorted_grades > 0).sum(axis=-1)
+    level = max(rel, 1)
+    nrel = (j.pool.sorted_grades >= level).sum(axis=-1)
     n = len(j.topics)
-    sub = Subtopics(list(j.topics), [["0"] if r else [] for r in rel.tolist()],
-                    np.ones(int(rel.sum()), np.uint64), (rel > 0).astype(float)[:, None], True,
-                    rel[:, None], np.arange(int(rel.sum())), np.zeros(int(rel.sum()), str),
-                    np.concatenate([[0], np.cumsum(rel)]))
-    mask = (j.grades > 0).astype(np.uint64)
+    sub = Subtopics(list(j.topics), [["0"] if r else [] for r in nrel.tolist()],
+                    np.ones(int(nrel.sum()), np.uint64), (nrel > 0).astype(float)[:, None],
+                    True, nrel[:, None], np.arange(int(nrel.sum())),
+                    np.zeros(int(nrel.sum()), str), np.concatenate([[0], np.cumsum(nrel)]))
+    mask = (j.grades >= level).astype(np.uint64)
     return DiversityJudged(j.run_name, j.topics, j.grades, j.length, j.pool, j.retrieved,
                            j.policies, mask, sub, np.arange(n))
 
@@ -102,8 +122,8 @@ def _dcg_discount(k: int) -> np.ndarray:
     return 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))
 
 
-def _cascade(j, cutoff, alpha, discount, ideal=False) -> np.ndarray:
-    score, _, _ = _parts(j, cutoff, alpha, ideal)
+def _cascade(j, cutoff, alpha, discount, ideal=False, rel=1) -> np.ndarray:
+    score, _, _ = _parts(j, cutoff, alpha, ideal, rel)
     return (score * discount(score.shape[-1])).sum(axis=-1)
 
 
@@ -118,13 +138,14 @@ def _reciprocal(k: int) -> np.ndarray:
 
 def _kernels(discount, what: str):
     """(ideal-ideal normalised, ideal normalised) kernels of one cascade measure @k."""
-    def independent(j, cutoff=None, alpha=0.5):
+    def independent(j, cutoff=None, alpha=0.5, rel=1):
         k = cutoff or DEPTH
-        return _cascade(j, k, alpha, discount) / _ideal_ideal(k, alpha, discount)
+        return _cascade(j, k, alpha, discount, rel=rel) / _ideal_ideal(k, alpha, discount)
 
-    def dependent(j, cutoff=None, alpha=0.5):
+    def dependent(j, cutoff=None, alpha=0.5, rel=1):
         k = cutoff or DEPTH
-        return divide(_cascade(j, k, alpha, discount), _cascade(j, k, alpha, discount, True))
+        return divide(_cascade(j, k, alpha, discount, rel=rel),
+                      _cascade(j, k, alpha, discount, True, rel))
 
     independent.__doc__ = f"{what}@k over the ideal-ideal value (ndeval's collection-" \
         "independent normalisation)."
@@ -136,28 +157,32 @@ alpha_dcg, alpha_ndcg = _kernels(_dcg_discount, "alpha-DCG: sum_r gain_r / log2(
 _err_ia, _nerr_ia = _kernels(_reciprocal, "ERR-IA: sum_r gain_r / r")
 
 
-def err_ia(j, cutoff=None, alpha=0.5, form="ndeval"):
+def err_ia(j, cutoff=None, alpha=0.5, form="ndeval", rel=1):
     """ERR-IA@k: ndeval's (sum_r gain_r / r over the ideal-ideal value) or, form='paper',
     seed 004's eq. (2) unnormalised (see `graded_err`)."""
     if form == "paper":
-        _no_alpha(alpha)
+        _no_alpha(alpha, rel)
         return graded_err(j, cutoff or DEPTH)
-    return _err_ia(j, cutoff, alpha)
+    return _err_ia(j, cutoff, alpha, rel)
 
 
-def nerr_ia(j, cutoff=None, alpha=0.5, form="ndeval"):
+def nerr_ia(j, cutoff=None, alpha=0.5, form="ndeval", rel=1):
     """ERR-IA@k over that of the greedy ideal ranking, in either form."""
     if form == "paper":
-        _no_alpha(alpha)
+        _no_alpha(alpha, rel)
         k = cutoff or DEPTH
         return divide(graded_err(j, k), graded_err(j, k, ideal=True))
-    return _nerr_ia(j, cutoff, alpha)
+    return _nerr_ia(j, cutoff, alpha, rel)
 
 
-def _no_alpha(alpha: float) -> None:
+def _no_alpha(alpha: float, rel: int = 1) -> None:
     if alpha != 0.5:
         raise MeasureSpecError("ERR-IA(form='paper') has no alpha: its redundancy discount is "
                                "prod (1 - R) over the documents above; drop alpha or use "
+                               "form='ndeval'")
+    if rel != 1:
+        raise MeasureSpecError("ERR-IA(form='paper') has no rel: it reads every subtopic "
+                               "grade through R = (2^g - 1) / 2^gmax; drop rel or use "
                                "form='ndeval'")
 
 
@@ -202,38 +227,38 @@ def _rbp(beta: float):
     return lambda k: np.power(float(beta), np.arange(k, dtype=np.float64))
 
 
-def nrbp(j, cutoff=None, alpha=0.5, beta=0.5):
+def nrbp(j, cutoff=None, alpha=0.5, beta=0.5, rel=1):
     """(1 - (1 - alpha) beta) sum_r beta^(r-1) gain_r: novelty- and rank-biased precision."""
-    return (1.0 - (1.0 - alpha) * beta) * _cascade(j, cutoff, alpha, _rbp(beta))
+    return (1.0 - (1.0 - alpha) * beta) * _cascade(j, cutoff, alpha, _rbp(beta), rel=rel)
 
 
-def nnrbp(j, cutoff=None, alpha=0.5, beta=0.5):
+def nnrbp(j, cutoff=None, alpha=0.5, beta=0.5, rel=1):
     """NRBP over that of the greedy ideal ranking."""
-    return divide(_cascade(j, cutoff, alpha, _rbp(beta)),
-                  _cascade(j, cutoff, alpha, _rbp(beta), ideal=True))
+    return divide(_cascade(j, cutoff, alpha, _rbp(beta), rel=rel),
+                  _cascade(j, cutoff, alpha, _rbp(beta), True, rel))
 
 
-def precision_ia(j, cutoff=None):
+def precision_ia(j, cutoff=None, rel=1):
     """sum_j p_j (relevant documents of subtopic j in the top k) / k."""
     k = cutoff or DEPTH
-    _, bits, prob = _parts(j, k, 0.5)
+    _, bits, prob = _parts(j, k, 0.5, rel=rel)
     return (bits.sum(axis=-2) * prob).sum(axis=-1) / k
 
 
-def subtopic_recall(j, cutoff=None):
+def subtopic_recall(j, cutoff=None, rel=1):
     """Subtopics covered by the top k over the topic's subtopics; with intent probabilities
     only subtopics of positive probability count, above and below the line (a covered
     zero-weight subtopic once made the value exceed 1)."""
     k = cutoff or DEPTH
-    _, bits, prob = _parts(j, k, 0.5)
+    _, bits, prob = _parts(j, k, 0.5, rel=rel)
     live = prob > 0
     covered = (bits.max(axis=-2, initial=0.0) > 0) & live  # (..., n, S)
     return divide(covered.sum(axis=-1), live.sum(axis=-1))
 
 
-def map_ia(j, cutoff=None):
+def map_ia(j, cutoff=None, rel=1):
     """sum_j p_j AP_j, AP_j over the documents relevant to subtopic j in the qrels."""
-    j = _view(j)
+    j = _view(j, rel)
     _, bits, prob = _parts(j, cutoff, 0.5)
     found = np.cumsum(bits, axis=-2) * bits / ranks(bits.shape[-2])[:, None]
     ap = divide(found.sum(axis=-2), j.subtopics.nrel[j.qidx])
@@ -242,35 +267,35 @@ def map_ia(j, cutoff=None):
 
 _NDEVAL = "ndeval 4.5 (TREC Web track 2009-2014); "
 _SPECS = [
-    ("alpha-nDCG", alpha_ndcg, ("alpha_nDCG", "alpha-ndcg"), (ALPHA,),
+    ("alpha-nDCG", alpha_ndcg, ("alpha_nDCG", "alpha-ndcg"), (ALPHA, REL, JUDGED_ONLY),
      "alpha-DCG@k (novelty gain sum_j p_j (1-alpha)^c_j, log2 discount) over that of ndeval's "
      "greedy ideal ranking; default cutoff 20", "Clarke et al., SIGIR 2008"),
-    ("alpha-DCG", alpha_dcg, ("alpha_DCG",), (ALPHA,),
+    ("alpha-DCG", alpha_dcg, ("alpha_DCG",), (ALPHA, REL, JUDGED_ONLY),
      "alpha-DCG@k over the ideal-ideal ranking (every document relevant to every subtopic), "
      "ndeval's collection-independent normalisation; default cutoff 20",
      "Clarke et al., SIGIR 2008"),
-    ("ERR-IA", err_ia, ("ERR_IA",), (ALPHA, FORM),
+    ("ERR-IA", err_ia, ("ERR_IA",), (ALPHA, FORM, REL, JUDGED_ONLY),
      "Intent-aware ERR as ndeval: sum_r gain_r / r with the alpha novelty gain, over the "
      "ideal-ideal value (so ERR-IA@5 may exceed ERR-IA@10); form='paper' is seed 004's eq. 2, "
      "sum_i p_i sum_r (1/r) R_i(r) prod_{j<r} (1 - R_i(j)) with graded R = (2^g - 1) / 2^gmax, "
      "unnormalised; default cutoff 20",
      "Chapelle et al., CIKM 2009"),
-    ("nERR-IA", nerr_ia, ("nERR_IA",), (ALPHA, FORM),
+    ("nERR-IA", nerr_ia, ("nERR_IA",), (ALPHA, FORM, REL, JUDGED_ONLY),
      "ERR-IA@k over that of ndeval's greedy ideal ranking (form='paper': the graded form over "
      "that of the greedy graded ideal ranking); default cutoff 20",
      "Chapelle et al., CIKM 2009"),
-    ("NRBP", nrbp, (), (ALPHA, BETA),
+    ("NRBP", nrbp, (), (ALPHA, BETA, REL),
      "Novelty- and rank-biased precision: (1-(1-alpha) beta) sum_r beta^(r-1) gain_r over "
      "the whole ranking (ideal-ideal normalised)", "Clarke, Kolla & Vechtomova, ICTIR 2009"),
-    ("nNRBP", nnrbp, (), (ALPHA, BETA),
+    ("nNRBP", nnrbp, (), (ALPHA, BETA, REL),
      "NRBP over that of ndeval's greedy ideal ranking", "Clarke, Kolla & Vechtomova, ICTIR 2009"),
-    ("P-IA", precision_ia, ("P_IA",), (),
+    ("P-IA", precision_ia, ("P_IA",), (REL, JUDGED_ONLY),
      "Intent-aware precision: sum_j p_j (documents relevant to j in the top k) / k; default "
      "cutoff 20", "Agrawal et al., WSDM 2009"),
-    ("MAP-IA", map_ia, ("AP_IA", "AP-IA"), (),
+    ("MAP-IA", map_ia, ("AP_IA", "AP-IA"), (REL, JUDGED_ONLY),
      "Intent-aware AP: sum_j p_j AP_j with AP_j over the qrels' documents relevant to "
      "subtopic j; whole ranking", "Agrawal et al., WSDM 2009"),
-    ("S-recall", subtopic_recall, ("strec", "St_recall", "S_recall"), (),
+    ("S-recall", subtopic_recall, ("strec", "St_recall", "S_recall"), (REL,),
      "Subtopic recall: subtopics with a relevant document in the top k over the topic's "
      "subtopics (unweighted); default cutoff 20", "Zhai, Cohen & Lafferty, SIGIR 2003"),
 ]

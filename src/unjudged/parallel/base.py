@@ -32,12 +32,96 @@ class Executor(Protocol):
     def __exit__(self, *exc: Any) -> None: ...
 
 
-def progress_bar(total: int | None, desc: str | None):
-    """A tqdm bar on stderr, only on a terminal, after two seconds, and only with a `desc`."""
+#: Seconds between two progress lines when stderr is not a terminal (see ProgressLog).
+PROGRESS_EVERY = 10.0
+
+
+def progress_bar(total: int | None, desc: str | None, unit: str = ""):
+    """Progress on stderr, only with a `desc`: a tqdm bar on a terminal (after two seconds),
+    otherwise plain lines (ProgressLog), so that long work piped to a file or a log still
+    shows that it moves."""
+    import sys
+
+    if desc is not None and not _is_terminal(sys.stderr):
+        return ProgressLog(total, desc, unit=unit)
     from tqdm import tqdm
 
     return tqdm(total=total, desc=desc, delay=2.0, leave=False,
                 disable=None if desc is not None else True)
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or closed
+        return False
+
+
+class ProgressLog:
+    """Progress as plain lines on stderr, for when stderr is not a terminal: one line every
+    `every` seconds (PROGRESS_EVERY by default) while work goes on and one at the end, as
+    `unjudged: estimating: 40/143 runs (28%), 12 s`. Work that ends within `every` seconds
+    prints nothing. It has the part of tqdm's interface the executors use (update, close, a
+    context manager), and iterates over `items` when given.
+
+    Example (a clock that moves 6 s at each call):
+        >>> import io, itertools
+        >>> out, ticks = io.StringIO(), itertools.count(0, 6)
+        >>> with ProgressLog(3, "estimating", unit="runs", every=10, stream=out,
+        ...                  clock=lambda: next(ticks)) as log:
+        ...     for _ in range(3):
+        ...         log.update()
+        >>> print(out.getvalue(), end="")
+        unjudged: estimating: 2/3 runs (67%), 12 s
+        unjudged: estimating: 3/3 runs (100%), 24 s
+    """
+
+    def __init__(self, total: int | None, desc: str, *, unit: str = "", items: Any = None,
+                 every: float | None = None, stream: Any = None, clock: Any = None) -> None:
+        import time
+
+        self.total, self.desc, self.unit, self.items = total, desc, unit, items
+        self.every = PROGRESS_EVERY if every is None else every
+        self.stream, self.clock = stream, clock or time.monotonic
+        self.n, self.shown, self.closed = 0, 0, False
+        self.start = self.clock()
+        self.next = self.start + self.every
+
+    def __iter__(self):
+        for item in self.items:
+            yield item
+            self.update()
+        self.close()
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+        now = self.clock()
+        if now >= self.next:
+            self._line(now)
+            self.next = now + self.every
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            if self.shown and self.shown != self.n:
+                self._line(self.clock())
+
+    def _line(self, now: float) -> None:
+        import sys
+
+        done = f"{self.n}/{self.total}" if self.total else f"{self.n}"
+        unit = f" {self.unit}" if self.unit else ""
+        share = f" ({100 * self.n / self.total:.0f}%)" if self.total else ""
+        stream = self.stream or sys.stderr
+        stream.write(f"unjudged: {self.desc}: {done}{unit}{share}, {now - self.start:.0f} s\n")
+        stream.flush()
+        self.shown = self.n
+
+    def __enter__(self) -> ProgressLog:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
 class _Context:

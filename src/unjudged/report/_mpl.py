@@ -35,3 +35,20 @@ def shown(name: object) -> str:
     from unjudged.report.rows import terminal_text
 
     return terminal_text(str(name)).replace("$", "\\$")
+
+
+def short(name: object, width: int = 40) -> str:
+    r"""shown(name), with the middle of a name longer than `width` characters replaced by an
+    ellipsis: a 150-character run name must not squeeze a figure's plot to nothing.
+
+    Example:
+        >>> short("x" * 30 + "$" + "y" * 30, width=11)
+        'xxxxx…yyyyy'
+        >>> short("run$1")
+        'run\\$1'
+    """
+    text = str(name)
+    if len(text) > width:
+        keep = width - 1
+        text = text[:keep - keep // 2] + "…" + text[len(text) - keep // 2:]
+    return shown(text)

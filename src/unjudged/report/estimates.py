@@ -18,8 +18,9 @@ _LONG = ["run", "topic", "measure", "method", "value", *STATS]
 
 
 def render_estimates(est, fmt: str = "table", per_topic: bool = False) -> str:
-    """Text of the estimates: one row per (run, topic, measure, method) in tsv/csv/jsonl; a
-    wide, aligned table (one column per method) otherwise."""
+    """Text of the estimates: one row per (run, topic, measure, method) in tsv/csv/jsonl, values
+    in full (Python's repr of the float); a wide, aligned table (one column per method, 4
+    decimals) otherwise."""
     rows = list(est.rows(per_topic))
     if fmt == "jsonl":
         out = []
@@ -46,7 +47,7 @@ def _cell(v, safe) -> str:
     if v is None:
         return ""
     if isinstance(v, float):
-        return f"{v:.4f}"
+        return repr(float(v))
     return safe(v) if isinstance(v, str) else str(v)
 
 

@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from unjudged.data.topic_order import natural_key
 from unjudged.io.atomic import check_targets, write_figure
-from unjudged.report._mpl import save_figure, shown
+from unjudged.report._mpl import save_figure, short, shown
 from unjudged.report.names import derived_files
 
 _MARKS = (("nonrel", "tab:red", "--"), ("condensed", "tab:green", "-."),
@@ -19,8 +20,9 @@ _MARKS = (("nonrel", "tab:red", "--"), ("condensed", "tab:green", "-."),
 
 
 def plot_estimates(est, path: str, measure: int = 0) -> list[str]:
-    """Draw one figure per run (one panel per topic) for the `measure`-th measure. Returns the
-    files written: `path` itself for a single run, else `path` with the run name inserted."""
+    """Draw one figure per run (one panel per topic, topics in natural order: 2 before 10)
+    for the `measure`-th measure. Returns the files written: `path` itself for a single run,
+    else `path` with the run name inserted."""
     from unjudged.report._mpl import pyplot
 
     plt = pyplot()
@@ -46,10 +48,12 @@ def _figure(plt, r, i: int, point: str):
     fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.0 * rows + 0.6),
                              squeeze=False, sharex=True)
     name = r.measures[i].name
-    for t, ax in enumerate(axes.ravel()):
-        if t >= n:
+    order = sorted(range(n), key=lambda t: natural_key(r.topics[t]))  # 2 before 10
+    for cell, ax in enumerate(axes.ravel()):
+        if cell >= n:
             ax.set_visible(False)
             continue
+        t = order[cell]
         values = r.samples[:, t, i]
         if np.isnan(values[0]):
             ax.set_visible(False)
@@ -82,7 +86,7 @@ def plot_coverage(cov, path: Any, pool_depth: int) -> Any:
     ranks = np.arange(1, cov.depth + 1)
     if len(cov.runs) <= 12:
         for r in cov.runs:
-            ax.plot(ranks[: r.by_rank.size], r.by_rank, lw=1.3, label=shown(r.run),
+            ax.plot(ranks[: r.by_rank.size], r.by_rank, lw=1.3, label=short(r.run),
                     ls="-" if r.looks_pooled(pool_depth) else "--")
         ax.legend(fontsize=7, loc="lower left", title="dashed: not judged to depth "
                   f"{pool_depth}", title_fontsize=7)

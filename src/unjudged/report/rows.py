@@ -1,7 +1,7 @@
 """Render plain rows (lists of dicts) as an aligned table, TSV, CSV or JSON lines.
 
 Presentation only: values arrive computed; floats are shown with a fixed number of decimals in
-the text formats and kept exact in JSON lines.
+aligned tables only, and kept exact (as Python prints them) in TSV, CSV and JSON lines.
 """
 
 from __future__ import annotations
@@ -72,25 +72,35 @@ def safe_text(fmt: str):
     return {"csv": sheet_text, "tsv": tsv_text, "table": terminal_text}.get(fmt, str)
 
 
-def cell(value: Any, decimals: int = 4) -> str:
+def cell(value: Any, decimals: int | None = 4) -> str:
+    """A value as text: floats with `decimals` decimals, or in full (Python's repr, which reads
+    back as the same float) when `decimals` is None.
+
+    Example:
+        >>> cell(0.1 + 0.2), cell(0.1 + 0.2, None), cell(float("nan")), cell(True)
+        ('0.3000', '0.30000000000000004', '-', 'yes')
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.{decimals}f}"
+        return repr(float(value)) if decimals is None else f"{value:.{decimals}f}"
     return str(value)
 
 
 def render_rows(rows: Iterable[dict[str, Any]], columns: list[str], fmt: str = "table", *,
                 lead: int = 1, decimals: int = 4, title: str | None = None) -> str:
     """Text of `rows` restricted to `columns`. In a table the first `lead` columns are
-    left-aligned (labels) and the rest right-aligned (numbers).
+    left-aligned (labels) and the rest right-aligned (numbers), floats with `decimals`
+    decimals; TSV, CSV and JSON lines keep every float in full.
 
     Example:
-        >>> print(render_rows([{"run": "a", "x": 0.5}], ["run", "x"]), end="")
+        >>> print(render_rows([{"run": "a", "x": 1 / 3}], ["run", "x"]), end="")
         run       x
-        a    0.5000
+        a    0.3333
+        >>> render_rows([{"run": "a", "x": 1 / 3}], ["run", "x"], "csv")
+        'run,x\\na,0.3333333333333333\\n'
     """
     rows = list(rows)
     if fmt == "jsonl":
@@ -101,7 +111,7 @@ def render_rows(rows: Iterable[dict[str, Any]], columns: list[str], fmt: str = "
         writerow = row_writer(buf, fmt)
         writerow([safe(c) for c in columns])
         for r in rows:
-            writerow(["" if r.get(c) is None else _cell_in(r.get(c), decimals, safe)
+            writerow(["" if r.get(c) is None else _cell_in(r.get(c), None, safe)
                       for c in columns])
         return buf.getvalue()
     body = [[_cell_in(r.get(c), decimals, safe) for c in columns] for r in rows]
@@ -140,7 +150,7 @@ def row_writer(buf, fmt: str):
     return writerow
 
 
-def _cell_in(value: Any, decimals: int, safe) -> str:
+def _cell_in(value: Any, decimals: int | None, safe) -> str:
     """cell(), with text from the inputs (names, ids) made safe; numbers are left alone."""
     return safe(value) if isinstance(value, str) else cell(value, decimals)
 

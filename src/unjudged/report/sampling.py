@@ -23,7 +23,7 @@ def render_sampling(sweep, rows: list[dict[str, Any]], columns: list[str], fmt: 
         >>> print(render_sampling(None, [{"design": "uniform:0.1", "rmse": 0.01}],
         ...                       ["design", "rmse"], "csv"), end="")
         design,rmse
-        uniform:0.1,0.0100
+        uniform:0.1,0.01
     """
     if fmt != "table":
         return render_rows(rows, columns, fmt, decimals=4)

@@ -28,8 +28,14 @@ def _num(value: float, integer: bool) -> str:
     return str(int(round(value))) if integer else f"{value:.4f}"
 
 
+def _full(value: float, integer: bool) -> str:
+    """A value in full: Python's repr of the float (reads back as the same number)."""
+    return str(int(round(value))) if integer else repr(float(value))
+
+
 def render(results: Results, fmt: str = "table", per_topic: bool = False) -> str:
-    """Text of `results` in one of: table, tsv, csv, jsonl, trec."""
+    """Text of `results` in one of: table, tsv, csv, jsonl, trec. Only `table` and `trec`
+    (trec_eval's bytes) round to 4 decimals; tsv, csv and jsonl keep every value in full."""
     if fmt == "jsonl":
         return "".join(json.dumps({"run": run, "topic": topic, "measure": m, "value":
                                    int(round(v)) if integer else v}) + "\n"
@@ -42,7 +48,7 @@ def render(results: Results, fmt: str = "table", per_topic: bool = False) -> str
         writerow = row_writer(buf, fmt)
         writerow(["run", "topic", "measure", "value"])
         for run, topic, m, v, integer in _rows(results, per_topic, safe_text(fmt)):
-            writerow([run, topic, m, _num(v, integer)])
+            writerow([run, topic, m, _full(v, integer)])
         return buf.getvalue()
     return _table(results, per_topic)
 

@@ -62,6 +62,18 @@ class Page:
 _HTML_UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 
 
+def natural_topics(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows with a "topic" in natural topic order (2 before 10), the total "all" last.
+
+    Example:
+        >>> [r["topic"] for r in natural_topics([{"topic": t} for t in ("1", "10", "2", "all")])]
+        ['1', '2', '10', 'all']
+    """
+    from unjudged.data.topic_order import natural_key
+
+    return sorted(rows, key=lambda r: (r["topic"] == "all", natural_key(str(r["topic"]))))
+
+
 def render_report(data, meta: dict[str, Any], progress=None) -> Page:
     """The page of `data` (unjudged.analysis.report_data.ReportData). `meta` has command, version,
     seed, b, elapsed (seconds) and inputs (file, sha256 dicts). `progress` (a tqdm bar or
@@ -118,11 +130,11 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
                                f"{r.run}: bootstrap per topic")
                            for r, order, s in zip(data.panels.runs, data.panel_orders, stems,
                                                   strict=True))
-    collection = (fig("judgments", F.judgments_figure(data.judgments),
-                      "relevant share per topic")
+    judgments = natural_topics(data.judgments)
+    collection = (fig("judgments", F.judgments_figure(judgments), "relevant share per topic")
                   + "<details><summary>Judgments per topic</summary>"
-                  + table("judgments", data.judgments, T.judgment_columns(data.judgments),
-                          mark="warn") + "</details>"
+                  + table("judgments", judgments, T.judgment_columns(judgments), mark="warn")
+                  + "</details>"
                   + fig("coverage", F.coverage_figure(data.cov, data.cov.bands[0][1]),
                         "judged fraction by rank")
                   + table("coverage", data.coverage, T.coverage_columns(data.bands)))

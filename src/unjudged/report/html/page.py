@@ -6,19 +6,26 @@ import html
 from string import Template
 from typing import Any
 
+#: Responsive: the page never gets wider than the window. A wide table scrolls inside its own
+#: box (.scroll, headings sticky there), figures shrink to the width available, and long names
+#: from the inputs wrap anywhere. Checked at 800 px in tests/test_report_browser.py.
 STYLE = """
+html { -webkit-text-size-adjust: 100%; }
 body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px;
        color: #222; padding: 0 1em; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
-table { border-collapse: collapse; font-size: 12px; margin: .6em 0 1.2em; }
+h1, h3, p, li, summary { overflow-wrap: anywhere; }
+.scroll { max-width: 100%; max-height: 85vh; overflow: auto; margin: .6em 0 1.2em; }
+table { border-collapse: collapse; font-size: 12px; }
 th, td { padding: 2px 7px; border-bottom: 1px solid #eee; text-align: right; }
 th { background: #f4f4f4; position: sticky; top: 0; }
 td:first-child, th:first-child, td:nth-child(2), th:nth-child(2) { text-align: left; }
 tr.mark td { background: #fff1dc; }
-img { max-width: 100%; display: block; margin: .5em 0; }
+img { max-width: 100%; height: auto; display: block; margin: .5em 0; }
 p.note { color: #555; max-width: 60em; }
 footer { margin-top: 3em; font-size: 12px; color: #444; border-top: 1px solid #ccc; }
 footer code { word-break: break-all; }
+@media (max-width: 600px) { body { padding: 0 .5em; margin: .8em auto; } }
 """
 
 PAGE = Template("""<!DOCTYPE html>
@@ -43,7 +50,8 @@ p-value, the same for the judged fraction (A_p), and the decision-matrix case (s
 1 no significant difference in either; 2 judged fractions differ but scores do not
 (weak); 3 scores differ and the judged fractions do not, or favour the loser; 4 the winner is
 also significantly more judged (weak: more judgments could change the result). Highlighted:
-weak cases. No correction for multiple comparisons.</p>
+weak cases. No correction for multiple comparisons. p-values below 0.0001 show as &lt;0.0001
+(the --tables files keep the full value).</p>
 $pairs
 </section>
 <section id="topics"><h2>3. Per topic</h2>

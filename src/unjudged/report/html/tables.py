@@ -18,6 +18,8 @@ PAIRS = [("run", "run"), ("baseline", "against"), ("diff", "score diff"), ("p", 
          ("p_assessment", "p (judged)"), ("case", "case"), ("weak", "weak")]
 TOPICS = [("topic", "topic"), ("unjudged_mean", "unjudged share (mean over runs)"),
           ("unjudged_max", "unjudged share (max)"), ("bootstrap_std", "bootstrap std (mean)")]
+#: the columns holding p-values: printed by p_text, never as 0.0000
+P_COLUMNS = frozenset({"p", "p_assessment"})
 JUDGMENTS_LEAD = [("topic", "topic"), ("judged", "judged")]
 JUDGMENTS_TAIL = [("relevant", "relevant"), ("relevant_fraction", "relevant share"),
                   ("unjudged_negative", "negative grades"), ("warn", "> 1/3 relevant")]
@@ -76,25 +78,40 @@ def cell_text(v: Any, decimals: int = 4) -> str:
     return str(v)
 
 
+def p_text(p: Any) -> str:
+    """A p-value as shown in the page: 4 decimals, and "<0.0001" below that (never 0.0000);
+    empty when missing. The TSV and JSON tables keep the full value.
+
+    Example:
+        >>> p_text(0.04321), p_text(3.2e-07), p_text(0.0), p_text(0.0001), p_text(None)
+        ('0.0432', '<0.0001', '<0.0001', '0.0001', '')
+    """
+    if isinstance(p, float) and p < 0.0001:  # NaN compares false: cell_text leaves it empty
+        return "<0.0001"
+    return cell_text(p)
+
+
 def html_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]], *, table_id: str,
                row_class: str = "", mark: str | None = None) -> str:
-    """An escaped HTML table; rows where `mark` is true get the class "mark".
+    """An escaped HTML table, in a box that scrolls sideways when the table is wider than the
+    page; rows where `mark` is true get the class "mark". p-values print as p_text.
 
     Example:
         >>> print(html_table([{"run": "<script>"}], [("run", "run")], table_id="t"))
-        <table id="t"><thead><tr><th>run</th></tr></thead><tbody>
+        <div class="scroll"><table id="t"><thead><tr><th>run</th></tr></thead><tbody>
         <tr><td>&lt;script&gt;</td></tr>
-        </tbody></table>
+        </tbody></table></div>
     """
     head = "".join(f"<th>{html.escape(h)}</th>" for _, h in columns)
     body = []
     for r in rows:
         classes = " ".join(c for c in (row_class, "mark" if mark and r.get(mark) else "") if c)
         attr = f' class="{classes}"' if classes else ""
-        tds = "".join(f"<td>{html.escape(cell_text(r.get(k)))}</td>" for k, _ in columns)
+        tds = "".join(f"<td>{html.escape((p_text if k in P_COLUMNS else cell_text)(r.get(k)))}"
+                      "</td>" for k, _ in columns)
         body.append(f"<tr{attr}>{tds}</tr>")
-    return (f'<table id="{html.escape(table_id)}"><thead><tr>{head}</tr></thead><tbody>\n'
-            + "\n".join(body) + "\n</tbody></table>")
+    return (f'<div class="scroll"><table id="{html.escape(table_id)}"><thead><tr>{head}</tr>'
+            "</thead><tbody>\n" + "\n".join(body) + "\n</tbody></table></div>")
 
 
 def text_tables(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> dict[str, str]:
