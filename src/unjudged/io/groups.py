@@ -27,6 +27,18 @@ _YES, _NO = ("yes", "y", "true", "1"), ("no", "n", "false", "0")
 GROUPS_LAYOUT = "lines of `run group`, or a CSV with `run` and `group` (or `team`) columns"
 
 
+def _groups_text(source: Any) -> tuple[str, str, bool]:
+    """(display name, text, whether it is a CSV) of a groups file: CRLF and CR-only files too,
+    and a byte order mark dropped."""
+    name = display_name(source)
+    try:
+        text = unify_line_ends(read_bytes(source)).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(name, "not UTF-8 text, expected " + GROUPS_LAYOUT) from None
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    return name, text, "," in first
+
+
 def read_groups(source: Any) -> dict[str, str]:
     """{run: group} in file order, from a path or a dict.
 
@@ -36,14 +48,8 @@ def read_groups(source: Any) -> dict[str, str]:
     """
     if isinstance(source, dict):
         return {str(k): str(v) for k, v in source.items()}
-    name = display_name(source)
-    try:
-        # CRLF and CR-only files too, and a byte order mark dropped
-        text = unify_line_ends(read_bytes(source)).decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(name, "not UTF-8 text, expected " + GROUPS_LAYOUT) from None
-    first = next((line for line in text.split("\n") if line.strip()), "")
-    if "," in first:
+    name, text, is_csv = _groups_text(source)
+    if is_csv:
         return _from_csv(text, name)
     out: dict[str, str] = {}
     for number, fields in data_lines(text.encode()):
@@ -69,13 +75,8 @@ def read_contributors(source: Any) -> dict[str, bool] | None:
     """
     if isinstance(source, dict):
         return None
-    name = display_name(source)
-    try:
-        text = unify_line_ends(read_bytes(source)).decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(name, "not UTF-8 text, expected " + GROUPS_LAYOUT) from None
-    first = next((line for line in text.split("\n") if line.strip()), "")
-    if "," not in first:
+    name, text, is_csv = _groups_text(source)
+    if not is_csv:
         return None
     records = csv_records(text, name, GROUPS_LAYOUT)
     header = [h.strip().lower() for h in next(records, (1, []))[1]]

@@ -191,10 +191,6 @@ def _number(value: Any, source: str) -> int:
 
 def _from_records(records: Any, source: str) -> Qrels:
     cols = record_columns(records, QRELS_FIELDS, source)
-    for col, what in (("qid", "query id"), ("docno", "document id"), ("grade", "relevance")):
-        missing = next((i for i, v in enumerate(cols[col]) if v is None), None)
-        if missing is not None:
-            raise FormatError(source, None, f"missing {what} in record {missing}")
     grades = [_number(g, source) for g in cols["grade"]]
     group = ["0" if g is None else str(g) for g in cols["group"]]
     return build_qrels(pa.array([str(v) for v in cols["qid"]], pa.string()),

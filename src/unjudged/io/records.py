@@ -35,6 +35,8 @@ RUN_FIELDS: tuple[Field, ...] = (
     ("docno", ("doc_id", "docno"), 1, True),
     ("score", ("score",), 2, True),
 )
+#: how a missing value of a required column is named in the error
+_WHAT = {"qid": "query id", "docno": "document id", "score": "score", "grade": "relevance"}
 QRELS_FIELDS: tuple[Field, ...] = (
     ("qid", ("query_id", "qid"), 0, True),
     ("docno", ("doc_id", "docno"), 1, True),
@@ -84,7 +86,8 @@ def _looks_like_record(item: Any) -> bool:
 
 def record_columns(records: Iterable[Any], fields: tuple[Field, ...], source: str
                    ) -> dict[str, list[Any]]:
-    """The columns of `records` as lists (a missing optional field: None)."""
+    """The columns of `records` as lists (a missing optional field: None; a missing value of
+    a required one is a FormatError naming the record)."""
     out: dict[str, list[Any]] = {f[0]: [] for f in fields}
     getter = None
     for i, rec in enumerate(records):
@@ -97,6 +100,11 @@ def record_columns(records: Iterable[Any], fields: tuple[Field, ...], source: st
                               f"first; expected {_expected(fields)}") from None
         for (col, *_), v in zip(fields, values, strict=True):
             out[col].append(v)
+    for col, _, _, required in fields:
+        missing = next((i for i, v in enumerate(out[col]) if v is None), None) if required \
+            else None
+        if missing is not None:
+            raise FormatError(source, None, f"missing {_WHAT[col]} in record {missing}")
     return out
 
 

@@ -295,10 +295,6 @@ def _from_frame(frame, name: str | None, ties: TieBreak, qrels: Qrels | None,
 def _from_records(records: Any, name: str, source: str, ties: TieBreak,
                   qrels: Qrels | None) -> Run:
     cols = record_columns(records, RUN_FIELDS, source)
-    for col, what in (("qid", "query id"), ("docno", "document id"), ("score", "score")):
-        missing = next((i for i, v in enumerate(cols[col]) if v is None), None)
-        if missing is not None:
-            raise FormatError(source, None, f"missing {what} in record {missing}")
     scores = [_score(v, source) for v in cols["score"]]
     return build_run(pa.array([str(v) for v in cols["qid"]], pa.string()),
                      pa.array([str(v) for v in cols["docno"]], pa.string()),
