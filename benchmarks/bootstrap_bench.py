@@ -37,6 +37,9 @@ PAPER_S_PER_PAIR = 2.84 / 4  # 2.84 s per topic for 4 runs (AMD Epyc 1.8 GHz, Tr
 TARGET_MS_PER_PAIR = 2.0
 TARGET_ALL_S = 60.0
 STATS = ("mean", "mode", "std", "p5", "p25", "p50", "p75", "p90", "p95")
+#: seed 000's bootstrap (what bootstrap_reference.py implements): pool+run prior, no uncertainty
+#: of the prior; the package's defaults (position prior, spreads) are timed separately
+SEED_DRAWS = {"prior": "pool+run", "spread": 0.0, "shared_spread": 0.0}
 
 
 def parse_args(argv=None):
@@ -94,7 +97,7 @@ def time_package(args, run_files):
 
     def est(workers=1):
         return estimate_runs(runs, q, ms, methods=["bootstrap"], b=args.b, seed=args.seed,
-                             workers=workers)
+                             workers=workers, **SEED_DRAWS)
 
     t_est, est_times, estimates = best_of(args.repeats, est)
     pairs = sum(len(r.topics) for r in estimates.runs)
@@ -128,14 +131,16 @@ def time_package_on(pairs, tops, args):
     runs = [read_run(d, name=name) for name, d in by_run.items()]
     ms = parse_measures([MEASURE])
     t, times, est = best_of(args.repeats, lambda: estimate_runs(
-        runs, q, ms, methods=["bootstrap"], b=args.b, seed=args.seed))
+        runs, q, ms, methods=["bootstrap"], b=args.b, seed=args.seed, **SEED_DRAWS))
     return t, times, est
 
 
-def time_cli(args, workers=1):
+def time_cli(args, workers=1, extra=()):
     exe = ROOT / ".venv" / "bin" / "unjudged"
     argv = [str(exe) if exe.exists() else "unjudged", "estimate", args.qrels, args.runs,
-            "-m", MEASURE, "--methods", "bootstrap", "-f", "tsv"]
+            "-m", MEASURE, "--methods", "bootstrap", "-f", "tsv", *extra]
+    if not extra:  # seed 000's bootstrap, which the reference implements
+        argv += ["--prior", "pool+run", "--spread", "0", "--shared-spread", "0"]
     if args.b != 10_000:
         argv += ["-b", str(args.b)]
     if args.seed != 0:
@@ -283,6 +288,13 @@ def main(argv=None):
         cli["runs_reported"] = len(cli_means)
         if args.workers > 1:
             cli_par, _ = time_cli(args, args.workers)
+    # issue 17's figure: the package's defaults (position prior, coupled draws, the prior's
+    # uncertainty, lo/hi) and P(A > B) for every pair, as a whole process on args.workers
+    defaults = pairs_cli = None
+    if not args.no_cli:
+        print("package defaults and --pairs as a process ...", flush=True)
+        defaults, _ = time_cli(args, args.workers, ("--jobs", str(args.workers)))
+        pairs_cli, _ = time_cli(args, args.workers, ("--jobs", str(args.workers), "--pairs"))
 
     print("reference: reading ...", flush=True)
     qrels, tops, unjudged_pairs, all_pairs = reference_inputs(args, run_files)
@@ -335,6 +347,7 @@ def main(argv=None):
         "machine": {"python": platform.python_version(), "platform": platform.platform(),
                     "processor": _cpu(), "cores": os.cpu_count(), "versions": versions()},
         "package": pkg, "cli": cli, "cli_parallel": cli_par, "reference": reference,
+        "cli_defaults": defaults, "cli_pairs": pairs_cli,
         "agreement": {k: v for k, v in agree.items()},
         "agreement_package_on_same_pairs": {k: v for k, v in sub_agree.items() if k != "rows"},
         "paper": paper,
@@ -375,6 +388,11 @@ def summary(r):
         if c:
             ok = "" if c["returncode"] == 0 else f"  FAILED rc={c['returncode']}"
             print(f"  {label:<21} {c['seconds']:.2f} s{ok}")
+    for label, c in (("defaults (issue 17)", r.get("cli_defaults")),
+                     ("defaults + --pairs", r.get("cli_pairs"))):
+        if c:
+            ok = "" if c["returncode"] == 0 else f"  FAILED rc={c['returncode']}"
+            print(f"  {label:<21} {c['seconds']:.2f} s{ok}   ({c['command']})")
     if r["cli"]:
         print(f"    ({r['cli']['command']}; run means vs API: max |diff| "
               f"{r['cli'].get('max_abs_diff_vs_api_run_mean')})")

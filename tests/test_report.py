@@ -68,12 +68,48 @@ def test_leaderboard_hand_worked():
     # c's grade 1; B's y and z get nothing (each topic's only relevant document is retrieved)
     assert board[0]["upper"] == pytest.approx(4 / 6) and board[1]["upper"] == 0.5
     for r in board:
-        assert r["nonrel"] <= r["p5"] <= r["bootstrap"] <= r["p95"] <= r["upper"] + 1e-12
-    assert board[0]["overlap"] and board[1]["overlap"]
+        assert r["nonrel"] <= r["lo"] <= r["bootstrap"] <= r["hi"] <= r["upper"] + 1e-12
+        assert 1 <= r["rank_lo"] <= r["rank_hi"] <= 2
+    # neither run is ahead in 95% of the draws: one uncertain pair, both rows flagged
+    assert board[0]["unsettled"] and board[1]["unsettled"]
+    assert [r["uncertain"] for r in board] == [1, 1] and [r["reversed"] for r in board] == [0, 0]
+    (order,) = d.orders["P@2"]
+    assert (order["run_a"], order["run_b"], order["order"]) == ("A", "B", "uncertain")
+    s = np.stack([r.run_samples[:, 0] for r in d.est.runs], axis=1)
+    assert order["p_a_better"] == pytest.approx(np.mean(s[:, 0] > s[:, 1] + 1e-12))
+    assert order["p_b_better"] == pytest.approx(np.mean(s[:, 1] > s[:, 0] + 1e-12))
     pair = d.pairs["P@2"][0]
     assert (pair["run"], pair["baseline"], pair["diff"]) == ("A", "B", 0.0)
     assert pair["assessment"] == "Judged@2"
     assert pair["assessment_diff"] == pytest.approx(1 / 6)
+
+
+def test_rank_intervals_and_reversed_order():
+    # five topics; A's top document is judged non-relevant everywhere, B's is unjudged, and
+    # half of each topic's pool is relevant: trec_eval ties them (0) and keeps A first, while
+    # the bootstrap puts B ahead unless all five unjudged documents draw 0 (about 1/32); C's
+    # top document is relevant everywhere, so C is first in every draw
+    topics = [str(t) for t in range(1, 6)]
+    q = read_qrels({t: {"r": 1, "n": 0} for t in topics})
+    runs = [read_run({t: {doc: 1.0} for t in topics}, name=name)
+            for name, doc in (("C", "r"), ("A", "n"), ("B", "u"))]
+    d = build_report(runs, q, ["P@1"], b=2000, seed=1, topic_panels=0)
+    board = d.leaderboards["P@1"]
+    assert [r["run"] for r in board] == ["C", "A", "B"]
+    assert [(r["rank_lo"], r["rank_hi"]) for r in board] == [(1, 1), (3, 3), (2, 2)]
+    assert [(r["uncertain"], r["reversed"], r["unsettled"]) for r in board] == [
+        (0, 0, False), (0, 1, True), (0, 1, True)]
+    (order,) = d.orders["P@1"]
+    assert (order["run_a"], order["rank_a"], order["run_b"], order["rank_b"]) == ("A", 2, "B", 3)
+    assert order["order"] == "reversed" and order["p_a_better"] == 0.0
+    assert order["p_b_better"] >= 0.95
+
+    # identical runs tie in every draw: equal, not uncertain; both share rank 1
+    twins = [read_run({t: {"u": 1.0} for t in topics}, name=n) for n in ("X", "Y")]
+    d = build_report(twins, q, ["P@1"], b=200, seed=1, topic_panels=0)
+    board = d.leaderboards["P@1"]
+    assert d.orders["P@1"] == [] and not board[0]["unsettled"]
+    assert [(r["rank_lo"], r["rank_hi"], r["uncertain"]) for r in board] == [(1, 1, 0)] * 2
 
 
 def test_pairs_match_scipy_and_baseline_option():
@@ -192,7 +228,10 @@ def test_natural_topic_order():
     q = read_qrels({t: {"a": 1, "b": 0} for t in ("1", "2", "10", "11")})
     runs = [read_run({t: {"a": 2, "x": 1} for t in ("1", "2", "10", "11")}, name="A"),
             read_run({t: {"b": 2, "y": 1} for t in ("1", "2", "10", "11")}, name="B")]
-    d = build_report(runs, q, ["P@2"], b=20, topic_panels=2)
+    # the run prior without uncertainty: every spread is 0 (A's x finds no relevant grade left,
+    # B's y draws from B's own judged documents, all non-relevant)
+    d = build_report(runs, q, ["P@2"], b=20, topic_panels=2,
+                     draw={"prior": "run", "spread": 0.0, "shared_spread": 0.0})
     assert [r["topic"] for r in d.topics] == ["1", "2", "10", "11"]  # equal shares: ties
     for run, order in zip(d.panels.runs, d.panel_orders, strict=True):
         assert [run.topics[t] for t in order] == ["1", "2", "10", "11"]  # equal spreads (0)

@@ -18,6 +18,7 @@ from unjudged.io import read_qrels, read_run
 from unjudged.measures import Measure, families, parse_measures
 from unjudged.strategies import bootstrap as bs
 from unjudged.strategies import fill
+from unjudged.strategies.position import PositionModel, run_keys
 from unjudged.strategies.summaries import (
     cross_validated_quantile,
     fit_quantile,
@@ -91,11 +92,12 @@ def test_naive_lower_bound_can_be_too_high():
 def test_bootstrap_mean_by_hand():
     """pool prior 1/3 per grade, run prior grade 2 (a): pool+run = (1/6, 1/6, 2/3). x asks for
     2 (none left, falls to 1), 1, or 0: relevant with probability 5/6."""
-    r = _one(QRELS, RUN, "P@2", b=20_000, seed=3)
+    r = _one(QRELS, RUN, "P@2", b=20_000, seed=3, prior="pool+run", spread=0.0,
+             shared_spread=0.0)
     mean, m, std = r.stats[0, 0, :3]
     assert mean == pytest.approx(0.5 + 0.5 * 5 / 6, abs=0.01)
     assert m == 1.0
-    r = _one(QRELS, RUN, "P@2", b=20_000, seed=3, prior="pool")
+    r = _one(QRELS, RUN, "P@2", b=20_000, seed=3, prior="pool", spread=0.0, shared_spread=0.0)
     assert r.stats[0, 0, 0] == pytest.approx(0.5 + 0.5 * 2 / 3, abs=0.01)
 
 
@@ -193,9 +195,11 @@ def test_guaranteed_bounds_hold_for_every_assignment(judgments, ranking):
 @given(collections(), st.sampled_from(bs.PRIORS), st.integers(0, 2**32 - 1))
 def test_fallback_never_hands_out_what_the_pool_lacks(data, prior, seed):
     qrels, run = data
-    j = judge(read_run(run), read_qrels(qrels))
-    streams = [bs.stream(seed, "r", t) for t in j.topics]
-    batch = bs.sample(j, prior, streams, 0, len(j.topics), 0, 50)
+    r, q = read_run(run), read_qrels(qrels)
+    j = judge(r, q)
+    model = PositionModel.build([r], q) if prior == "position" else None
+    how = bs.Draw(prior, seed, run_keys(r, j.topics, j.depth), model, spread=0.5)
+    batch = bs.sample(j, how, 0, len(j.topics), 0, 50)
     levels = fill.max_grade(j.pool) + 1
     avail = fill.available(j, levels)
     miss = fill.unknown(j.grades)
@@ -237,17 +241,17 @@ def test_same_seed_same_samples_whatever_the_workers(workers, threads):
         np.testing.assert_array_equal(a.samples, b.samples)
 
 
-def test_streams_depend_on_seed_and_identity_only(monkeypatch):
+def test_draws_depend_on_seed_and_documents_only(monkeypatch):
     qrels, runs = _runs()
     ms = parse_measures(["P@3"])
-    base = estimate_runs(runs, qrels, ms, b=300, seed=5, keep_samples=True)
-    # identical rankings under different run names draw independently
-    assert not np.array_equal(base.runs[0].samples, base.runs[1].samples)
-    again = estimate_runs(runs, qrels, ms, b=300, seed=5, keep_samples=True)
+    base = estimate_runs(runs, qrels, ms, b=300, seed=5, keep_samples=True, prior="pool")
+    # coupled draws: identical rankings under different run names draw the same grades
+    np.testing.assert_array_equal(base.runs[0].samples, base.runs[1].samples)
+    again = estimate_runs(runs, qrels, ms, b=300, seed=5, keep_samples=True, prior="pool")
     np.testing.assert_array_equal(base.runs[0].samples, again.runs[0].samples)
-    other = estimate_runs(runs, qrels, ms, b=300, seed=6, keep_samples=True)
+    other = estimate_runs(runs, qrels, ms, b=300, seed=6, keep_samples=True, prior="pool")
     assert not np.array_equal(base.runs[0].samples, other.runs[0].samples)
     # splitting the work into smaller batches draws the same numbers
     monkeypatch.setattr(bs, "_CELLS", 7)
-    small = estimate_runs(runs, qrels, ms, b=300, seed=5, keep_samples=True)
+    small = estimate_runs(runs, qrels, ms, b=300, seed=5, keep_samples=True, prior="pool")
     np.testing.assert_array_equal(base.runs[0].samples, small.runs[0].samples)

@@ -26,7 +26,7 @@ The estimates under incomplete judgments (docs/unjudged-documents.md) as measure
 ``Condensed(m)``            unjudged documents removed (strategy "condensed")
 ``Guaranteed(m, bound='lower'|'upper')``  bounds whatever the unjudged grades (another
                             normaliser: not comparable across runs)
-``Bootstrap(m, stat='mean', b=10000, seed=0, prior='pool+run')``  the bootstrap; stat is
+``Bootstrap(m, stat='mean', b=10000, seed=0, prior='position')``  the bootstrap; stat is
                             one of mean, mode, std, p5, p25, p50, p75, p90, p95
 
 Per query (``iter_calc``) a value is the topic's own estimate; the run level
@@ -56,10 +56,11 @@ from ir_measures.measures.base import ParamInfo
 from ir_measures.providers.base import Any as AnyParam
 
 from unjudged.errors import MeasureSpecError
+from unjudged.strategies.priors import DEFAULT_PRIOR, PRIORS
 
 NAME = "unjudged"
 _STATS = ("mean", "mode", "std", "p5", "p25", "p50", "p75", "p90", "p95")
-_PRIORS = ("pool", "run", "pool+run")
+_PRIORS = PRIORS
 # trec_eval's infAP reads a negative grade as pooled but unjudged, whatever else does
 _POOLED_NEGATIVE = frozenset({"infAP"})
 
@@ -145,7 +146,7 @@ class _Bootstrap(_Estimate):
                           desc="statistic of the draws: mean, mode, std or a percentile"),
         "b": ParamInfo(dtype=int, default=10_000, desc="number of draws"),
         "seed": ParamInfo(dtype=int, default=0, desc="random seed"),
-        "prior": ParamInfo(dtype=str, choices=_PRIORS, default="pool+run",
+        "prior": ParamInfo(dtype=str, choices=_PRIORS, default=DEFAULT_PRIOR,
                            desc="where the grade distribution comes from"),
     }
 

@@ -46,13 +46,17 @@ if TYPE_CHECKING:
 #: Rank bands of the collection view: the pool depth of TREC-COVID round 1 is 7, so the first
 #: bands are narrow; deeper ranks matter less to the usual measures.
 REPORT_BANDS = ((1, 5), (6, 10), (11, 20), (21, 50), (51, 100))
+#: the level of the leaderboard's intervals (score and rank); a pair's order is settled when
+#: the bootstrap puts it one way round in at least 1 - (1 - LEVEL) / 2 of the draws (0.95)
+LEVEL = 0.9
 _SD = STATS.index("std")
 
 
 @dataclass(eq=False)
 class ReportData:
     """The numbers of one report. `leaderboards[measure]` and `pairs[measure]` are row lists in
-    rank order; `panels` the estimates (with samples) of the runs drawn per topic."""
+    rank order; `orders[measure]` the pairs of runs whose order the bootstrap does not settle;
+    `panels` the estimates (with samples) of the runs drawn per topic."""
 
     measures: list[str]
     leaderboards: dict[str, list[dict[str, Any]]]
@@ -69,6 +73,7 @@ class ReportData:
     baseline: str | None
     panel_orders: list[list[int]] = field(default_factory=list)  # topics, most uncertain first
     inputs: list[dict[str, str]] = field(default_factory=list)
+    orders: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 def sha256_of(path: str) -> str:
@@ -88,33 +93,103 @@ def sha256_of(path: str) -> str:
     return h.hexdigest()
 
 
-def _leaderboard(est: Estimates, res, judged, i: int, k: int) -> list[dict[str, Any]]:
+def run_samples(est: Estimates, i: int) -> np.ndarray | None:
+    """(b, runs) per-iteration run-level bootstrap value of measure i, every run's iteration j
+    from the same draw (RunEstimate.run_samples, else the mean of kept samples); None when a
+    run has neither, or a value is missing (a measure the bootstrap does not apply to).
+
+    Example:
+        >>> from unjudged.io import read_qrels, read_run
+        >>> from unjudged.engine.estimate import estimate_runs
+        >>> q = read_qrels({"t": {"a": 1, "b": 0}})
+        >>> rs = [read_run({"t": {d: 1.0}}, name=d) for d in ("a", "x")]
+        >>> s = run_samples(estimate_runs(rs, q, parse_measures("P@1"), b=3), 0)
+        >>> s.shape, s[:, 0].tolist()  # run a's top document is judged relevant: 1 every time
+        ((3, 2), [1.0, 1.0, 1.0])
+    """
+    from unjudged.engine.results import aggregate_measures
+
+    cols = []
+    for r in est.runs:
+        per_iter = getattr(r, "run_samples", None)
+        if per_iter is None and r.samples is not None:
+            per_iter = aggregate_measures(r.samples, r.measures)
+        if per_iter is None:
+            return None
+        cols.append(per_iter[:, i])
+    s = np.stack(cols, axis=1) if cols else np.zeros((est.b, 0))
+    return s if np.isfinite(s).all() else None
+
+
+def _interval(r, i: int, level: float) -> tuple[float, float]:
+    """The run-level interval the estimate reports (lo, hi), else its equal-tailed percentiles."""
+    lohi = getattr(r, "run_lohi", None)
+    if lohi is not None:
+        return float(lohi[i, 0]), float(lohi[i, 1])
+    _, run_stats, _, _ = r.drawn()
+    tail = round(100 * (1 - level) / 2)
+    return (float(run_stats[i, STATS.index(f"p{tail}")]),
+            float(run_stats[i, STATS.index(f"p{100 - tail}")]))
+
+
+def _leaderboard(est: Estimates, res, judged, i: int, k: int,
+                 level: float = LEVEL) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Rows of measure i in descending order of the mean score (trec_eval's nonrel), with the
-    run's Judged@k (column k of `judged`), each strategy, and whether the bootstrap 90%
-    interval overlaps a neighbour's."""
-    lo, hi = STATS.index("p5"), STATS.index("p95")
+    run's Judged@k (column k of `judged`), each strategy, the bootstrap's `level` interval of
+    the run's mean and of its rank, with how many runs its order is uncertain or reversed, and
+    whether that is so against a neighbouring row ("unsettled"); then those pairs
+    (unjudged.engine.pairs): every pair, the higher in this order first, that the bootstrap
+    does not order either way with probability `level` + (1 - level) / 2 (0.95 for 90%:
+    "uncertain"; runs that tie that often are settled, as equal), or orders the other way
+    round ("reversed")."""
+    from unjudged.engine.pairs import pair_probabilities, rank_intervals, uncertain_pairs
+
     fills, drawn = leaderboard_strategies()
     rows = []
     for r, rr, jr in zip(est.runs, res.runs, judged.runs, strict=True):
-        _, run_stats, _, run_point = r.drawn()
+        _, _, _, run_point = r.drawn()
+        lo, hi = _interval(r, i, level)
         row = {"run": r.run, "score": float(rr.summary[i]), "judged": float(jr.summary[k]),
                **{s: float(r.summary(s)[i]) for s in fills},
-               **{s: float(run_point[i]) for s in drawn},
-               "p5": float(run_stats[i, lo]), "p95": float(run_stats[i, hi])}
+               **{s: float(run_point[i]) for s in drawn}, "lo": lo, "hi": hi}
         rows.append(row)
     order = np.argsort(-np.array([r["score"] for r in rows]), kind="stable")
     rows = [rows[j] for j in order]
-    p5 = np.array([r["p5"] for r in rows])
-    p95 = np.array([r["p95"] for r in rows])
-    # adjacent in rank order: interval j overlaps j+1 when they share any point
-    touch = (p5[:-1] <= p95[1:]) & (p5[1:] <= p95[:-1])
-    overlap = np.zeros(len(rows), dtype=bool)
-    overlap[:-1] |= touch
-    overlap[1:] |= touch
-    for rank, (row, o) in enumerate(zip(rows, overlap.tolist(), strict=True), start=1):
+    for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
-        row["overlap"] = o
-    return rows
+    s = run_samples(est, i)
+    if s is None:  # no joint draws: no rank interval, no verdict on pairs
+        for row in rows:
+            row.update(rank_lo=None, rank_hi=None, uncertain=None, reversed=None,
+                       unsettled=False)
+        return rows, []
+    s = s[:, order]
+    ranks = rank_intervals(s, level)
+    p = pair_probabilities(s)
+    sure = 1.0 - (1.0 - level) / 2.0
+    # pairs (a, b) with a above b here (a < b): uncertain if neither order reaches `sure`
+    # (but for runs that tie that often: their order is settled, they are equal); reversed if
+    # b beats a that often
+    uncertain = np.zeros(p.shape, dtype=bool)
+    uncertain[tuple(uncertain_pairs(p, sure).T)] = True
+    uncertain &= ~(1.0 - p - p.T >= sure - 1e-12)
+    reversed_ = np.triu(np.greater_equal(p.T, sure - 1e-12), k=1)
+    # highlighted: the order against the row above or below is not settled (they may swap)
+    loose = np.diagonal(uncertain | reversed_, offset=1)
+    near = np.zeros(len(rows), dtype=bool)
+    near[:-1] |= loose
+    near[1:] |= loose
+    for j, row in enumerate(rows):
+        row["rank_lo"], row["rank_hi"] = int(ranks[j, 0]), int(ranks[j, 1])
+        row["uncertain"] = int(uncertain[j].sum() + uncertain[:, j].sum())
+        row["reversed"] = int(reversed_[j].sum() + reversed_[:, j].sum())
+        row["unsettled"] = bool(near[j])
+    a, b = np.nonzero(uncertain | reversed_)
+    flagged = [{"run_a": rows[x]["run"], "rank_a": x + 1, "run_b": rows[y]["run"],
+                "rank_b": y + 1, "p_a_better": float(p[x, y]), "p_b_better": float(p[y, x]),
+                "order": "reversed" if reversed_[x, y] else "uncertain"}
+               for x, y in zip(a.tolist(), b.tolist(), strict=True)]
+    return rows, flagged
 
 
 def _pairs(res, judged, order: list[str], baseline: str | None, seed: int) -> list[dict]:
@@ -168,11 +243,12 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
                  b: int = 2000, seed: int = 0, baseline: str | None = None,
                  topic_panels: int = 3, top_topics: int = 10,
                  policies: Policies = Policies(), executor: Executor | None = None,
-                 inputs: Sequence[str] = ()) -> ReportData:
+                 inputs: Sequence[str] = (), draw: dict[str, Any] | None = None) -> ReportData:
     """Compute the report of `runs` against `qrels`: per measure a leaderboard and pairwise
     tests, the per-topic bootstrap of the best `topic_panels` runs (first measure), the topics
     with the most unjudged documents, judgment statistics and coverage by rank band. `inputs`
-    are file paths listed with their sha256.
+    are file paths listed with their sha256; `draw` other bootstrap settings (EstimateSettings'
+    prior, spread, ...).
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
@@ -198,27 +274,29 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
         raise IncompatibleInputsError(f"--baseline {baseline!r} is not one of the runs given")
     assess = assessment_measures(ms)
     anames = [m.name for m in assess]
+    draws = {"interval": LEVEL, **(draw or {})}
     est = estimate_runs(runs, qrels, ms, b=b, seed=seed, policies=policies, executor=executor,
-                        desc="bootstrap")
+                        desc="bootstrap", **draws)
     res = strategy_results(est, "nonrel")  # trec_eval's scores, computed with the estimates
     judged = score(runs, qrels, assess, policies)
-    boards, pairs = {}, {}
+    boards, pairs, orders = {}, {}, {}
     for i, m in enumerate(ms):
         k = anames.index(assessment_name(m))
-        boards[m.name] = _leaderboard(est, res, judged, i, k)
+        boards[m.name], orders[m.name] = _leaderboard(est, res, judged, i, k)
         order = [r["run"] for r in boards[m.name]]
         pairs[m.name] = [row for row in _pairs(res, judged, order, baseline, seed)
                          if row["measure"] == m.name]
     k0 = anames.index(assessment_name(ms[0]))
     # The panels need every sample; re-estimating the few best runs (first measure only) with
-    # the same seed gives the same numbers as above at a fraction of the memory.
+    # the same seed and the same model of all runs gives the same numbers as above at a
+    # fraction of the memory.
     best = [r["run"] for r in boards[ms[0].name][:topic_panels]]
     chosen = sorted((r for r in runs if r.name in best), key=lambda r: best.index(r.name))
     panels = estimate_runs(chosen, qrels, ms[:1], b=b, seed=seed, policies=policies,
-                           keep_samples=True) if chosen else None
+                           keep_samples=True, context=est.context, **draws) if chosen else None
     # most uncertain first; equal spreads (often 0 but for float noise: fully judged topics)
     # in natural topic order
-    orders = [np.lexsort((natural_ranks(r.topics),
+    panel_orders = [np.lexsort((natural_ranks(r.topics),
                           -np.nan_to_num(r.drawn()[0][:, 0, _SD].round(12), nan=-1.0))).tolist()
               for r in panels.runs] if panels else []
     stats = judgment_stats(qrels, rel_level=policies.rel_level)
@@ -226,5 +304,5 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
     cov_rows, bands = _coverage_rows(cov)
     return ReportData([m.name for m in ms], boards, pairs, _topics(est, judged, k0, top_topics),
                       stats.drop(columns="qrels").to_dict("records"), cov_rows, bands, panels,
-                      est, cov, b, seed, baseline, orders,
-                      [{"file": p, "sha256": sha256_of(p)} for p in inputs])
+                      est, cov, b, seed, baseline, panel_orders,
+                      [{"file": p, "sha256": sha256_of(p)} for p in inputs], orders)

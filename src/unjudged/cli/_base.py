@@ -13,7 +13,13 @@ import click
 
 from unjudged import __version__
 from unjudged.policies import NEGATIVES, TIE_BREAKS
-from unjudged.strategies.priors import PRIORS
+from unjudged.strategies.priors import (
+    DEFAULT_PRIOR,
+    DEFAULT_SHARED_SPREAD,
+    DEFAULT_SPREAD,
+    EMPTY_RUN,
+    PRIORS,
+)
 
 FORMATS = ("table", "tsv", "csv", "jsonl", "trec")
 
@@ -211,16 +217,43 @@ def _check_point(ctx, param, value):
 MEASURES = click.option("-m", "--measure", "measures", multiple=True, required=True,
                          help="Measure, e.g. nDCG@10, P@5, AP, 'P(rel=2)@10', ndcg_cut_10. "
                          "Repeatable.")
-PRIOR = click.option("--prior", type=click.Choice(PRIORS), default=PRIORS[-1], show_default=True,
-                      help="Grade distribution the bootstrap draws from.")
+PRIOR = click.option("--prior", type=click.Choice(PRIORS), default=DEFAULT_PRIOR,
+                      show_default=True, help="Grade distribution the bootstrap draws from: "
+                      "the topic's judged documents (pool), the ranking's (run), their average, "
+                      "or by the document's position among all the runs given (position).")
+
+
+def draw_options(f):
+    """--interval, --spread, --shared-spread, --empty-run, --grow: how the bootstrap draws and what
+    interval it reports (docs/calibration.md says how the defaults were chosen)."""
+    for option in reversed([
+        click.option("--interval", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                     default=0.9, show_default=True,
+                     help="Level of the lo-hi interval given with every bootstrap value."),
+        click.option("--spread", type=click.FloatRange(0), default=DEFAULT_SPREAD,
+                     show_default=True, help="The prior's uncertainty per topic: sd of a "
+                     "shift of its log-odds drawn per topic and iteration."),
+        click.option("--shared-spread", type=click.FloatRange(0), default=DEFAULT_SHARED_SPREAD,
+                     show_default=True, help="The prior's uncertainty for the whole collection: "
+                     "sd of a shift drawn per iteration, shared by all topics."),
+        click.option("--empty-run", type=click.Choice(EMPTY_RUN), default="zero",
+                     show_default=True, help="The run prior of a ranking with no judged "
+                     "document: grade 0 (as the seed authors' code), or the pool's."),
+        click.option("--grow", is_flag=True, help="Drawn relevant documents add to the "
+                     "normalisers (ideal DCG, number of relevant documents), as a deeper "
+                     "judging would: for shallow pools; needs --prior pool or position."),
+    ]):
+        f = option(f)
+    return f
 B = click.option("-b", "--iterations", "b", type=click.IntRange(1), default=10_000,
                   show_default=True, help="Bootstrap iterations (the same default in eval, "
                   "estimate and report).")
 SEED = click.option("--seed", type=int, default=0, show_default=True,
                      help="Random seed; results depend only on it and the inputs.")
 POINT = click.option("--point", default="mean", show_default=True, callback=_check_point,
-                      help="Bootstrap point estimate: mean, mode, median or a quantile "
-                      "such as q0.75.")
+                      help="Bootstrap point estimate: mean, mode (the exact most frequent "
+                      "value), most-likely (seed 000's: top of the fullest of 20 bins, binned "
+                      "twice), median or a quantile such as q0.75.")
 
 
 def progress(items, label: str):

@@ -16,6 +16,7 @@ from unjudged.cli._base import (
     SEED,
     B,
     check_suffix,
+    draw_options,
     executor_from_options,
     executor_options,
     lean_arrow,
@@ -85,9 +86,11 @@ def official_measures() -> list[str]:
               "memory bounded by the largest topic, not the file. Needs runs grouped by topic.")
 @click.option("--stream-block", type=click.IntRange(1), default=None, hidden=True,
               help="Bytes read at a time with --stream.")
+@draw_options
 def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties, negative,
              names, strict, judged_only, strategy, prior, b, seed, point, fmt, output, baseline,
-             test, alpha, stream, stream_block) -> None:
+             test, alpha, stream, stream_block, interval, spread, shared_spread, empty_run,
+             grow) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS (without -m,
     with trec_eval's default measures)."""
     lean_arrow()
@@ -119,7 +122,9 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
 
         method = STRATEGIES.owner(strategy).name
         est = estimate_runs(progress(runs, "estimating"), q, ms, methods=[method],
-                            prior=prior, b=b, seed=seed, point=point, policies=pol)
+                            prior=prior, b=b, seed=seed, point=point, policies=pol,
+                            interval=interval, spread=spread, shared_spread=shared_spread,
+                            empty_run=empty_run, grow=grow)
         results = strategy_results(est, strategy)
     text = render(results, fmt, per_topic=per_topic)
     if baseline is not None:
@@ -160,9 +165,13 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
               help="Qrels that fully judge some (run, topic) pairs: fit, per measure, the "
               "bootstrap quantile that best predicts their scores (5-fold by topic) and use it "
               "as the point estimate.")
+@draw_options
+@click.option("--pairs", is_flag=True, help="Print P(A > B) for every pair of runs and measure "
+              "instead (run_a, run_b, measure, p_a_better), from the coupled bootstrap draws.")
 def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topic, complete,
                  rel_level, depth, ties, negative, names, strict, fmt, output, samples_path,
-                 plot_path, jobs, dask, workers, truth_path) -> None:
+                 plot_path, jobs, dask, workers, truth_path, interval, spread, shared_spread,
+                 empty_run, grow, pairs) -> None:
     """Scores of RUNS under each strategy for unjudged documents: trec_eval's (nonrel),
     condensed lists, the comparable upper bound, bootstrapped distributions and guaranteed
     (not comparable) bounds."""
@@ -180,10 +189,10 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
         raise click.BadParameter(str(exc), param_hint="--methods") from None
     check_suffix(samples_path, (".parquet", ".npz"), "--samples")
     check_suffix(plot_path, PLOT_SUFFIXES, "--plot")
-    if (samples_path or plot_path or truth_path) and not any(STRATEGIES[m].random
-                                                             for m in chosen):
-        raise click.BadParameter("--samples, --plot and --fit-truth need the bootstrap method",
-                                 param_hint="--methods")
+    if (samples_path or plot_path or truth_path or pairs) and not any(STRATEGIES[m].random
+                                                                      for m in chosen):
+        raise click.BadParameter("--samples, --plot, --fit-truth and --pairs need the bootstrap "
+                                 "method", param_hint="--methods")
     ms = parse_measures(list(measures))
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth)
@@ -195,7 +204,9 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     with executor_from_options(jobs or workers, dask) as ex:
         est = estimate_runs(stream, q, ms, methods=chosen, prior=prior, b=b, seed=seed,
                             point=point, policies=pol, executor=ex, desc="estimating",
-                            keep_samples=bool(samples_path or plot_path or truth_path))
+                            keep_samples=bool(samples_path or plot_path or truth_path),
+                            interval=interval, spread=spread, shared_spread=shared_spread,
+                            empty_run=empty_run, grow=grow)
     if truth is not None:
         from unjudged.engine.estimate import fit_quantiles
 
@@ -203,7 +214,12 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
             click.echo(f"unjudged: {name}: quantile {fit['level']:.2f} fitted on "
                        f"{fit['pairs']} fully judged (run, topic) pairs; cross-validated "
                        f"RMSE {fit['cv_rmse']:.4f}", err=True)
-    text = render_estimates(est, fmt, per_topic=per_topic)
+    if pairs:
+        from unjudged.report.estimates import render_pairs
+
+        text = render_pairs(est, fmt)
+    else:
+        text = render_estimates(est, fmt, per_topic=per_topic)
     if samples_path:
         from unjudged.report.estimates import write_samples
 

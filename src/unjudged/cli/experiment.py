@@ -119,3 +119,91 @@ def _write_details(sweep, path: str) -> None:
     from unjudged.report.rows import write_table
 
     write_table(sweep_details(sweep), path)
+
+
+@experiment_group.command("calibration")
+@click.argument("pool_qrels")
+@click.argument("truth_qrels")
+@click.argument("runs", nargs=-1, required=True)
+@MEASURES
+@click.option("--methods", "methods", multiple=True,
+              help="A method to compare: 'default' (what `unjudged estimate` does), a prior's "
+              "name (pool, run, pool+run, position) or [LABEL:]key=value,... of estimate "
+              "settings (e.g. 'seed:prior=pool+run,spread=0,shared_spread=0'). Repeatable.")
+@click.option("--priors", default=None,
+              help="Comma-separated priors, one method each (with --methods: added to them). "
+              "[default when neither is given: the method 'default']")
+@click.option("--levels", default="0.8,0.9,0.95", show_default=True,
+              help="Comma-separated nominal levels of the equal-tailed intervals.")
+@click.option("-b", "--iterations", "b", type=click.IntRange(1), default=1000,
+              show_default=True, help="Bootstrap iterations per method.")
+@SEED
+@click.option("--only-complete/--all-pairs", "only_complete", default=True, show_default=True,
+              help="Evaluate only (run, topic) pairs the truth qrels judge fully down to each "
+              "measure's depth, or every pair (documents the truth lacks non-relevant).")
+@ties_option()
+@run_options
+@executor_options
+@click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
+              default="table", show_default=True)
+@click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
+@click.option("--plot", "plot_path", default=None,
+              help="Draw coverage against nominal level per method (FILE.png, .pdf, .svg).")
+def calibration_cmd(pool_qrels, truth_qrels, runs, measures, methods, priors, levels, b, seed,
+                    only_complete, ties, names, strict, jobs, dask, fmt, output,
+                    plot_path) -> None:
+    """Estimate RUNS on POOL_QRELS with each method and check against TRUTH_QRELS: coverage
+    and mean width of the bootstrap's nominal intervals per (run, topic) with unjudged
+    documents and per run mean, RMSE of the point estimates, and the width of [nonrel,
+    upper] beside them (docs/calibration.md)."""
+    lean_arrow()
+    from pathlib import Path
+
+    from unjudged.errors import InvalidOptionError
+    from unjudged.experiments.calibration import (
+        calibrate,
+        columns,
+        coverage_curves,
+        parse_method,
+        summary_rows,
+    )
+    from unjudged.io import read_qrels
+    from unjudged.measures import parse_measures
+    from unjudged.policies import Policies
+    from unjudged.report.calibration import render_calibration
+
+    # bad options are one line (exit 2), like every other input error
+    chosen = [parse_method(m) for m in methods]
+    chosen += [parse_method(p) for p in (priors or "").split(",") if p.strip()]
+    if not chosen:
+        chosen = [parse_method("default")]
+    try:
+        levels_ = [float(x) for x in levels.split(",") if x.strip()]
+    except ValueError:
+        raise InvalidOptionError(f"--levels: {levels!r} is not a list of numbers") from None
+    if not levels_ or any(not 0 < c < 1 for c in levels_):
+        raise InvalidOptionError(f"--levels: {levels!r}: levels must lie strictly between 0 "
+                                 "and 1")
+    check_suffix(plot_path, PLOT_SUFFIXES, "--plot")
+    ms = parse_measures(list(measures))
+    policies = Policies(ties=ties)
+    pool = read_qrels(pool_qrels)
+    truth = read_qrels(truth_qrels)
+    loaded = list(cli_runs(runs, pool, policies=policies, names=names, strict=strict))
+    with executor_from_options(jobs, dask) as ex:
+        cal = calibrate(loaded, pool, truth, ms, chosen, levels=levels_, b=b, seed=seed,
+                        policies=policies, executor=ex, collection=Path(pool_qrels).name)
+    mode = "complete" if only_complete else "all"
+    rows = summary_rows(cal, mode)
+    kept = "pairs it judges fully" if only_complete else "every pair"
+    head = (f"calibration: {len(cal.runs)} runs x {len(cal.topics)} topics, b = {b}, seed "
+            f"{seed}; truth: {truth_qrels} ({kept})\n")
+    text = render_calibration(rows, columns(levels_), levels_, fmt, head)
+    if plot_path:
+        from unjudged.report.calibration import plot_calibration
+
+        plot_calibration(coverage_curves(rows, levels_), levels_, plot_path)
+        click.echo(f"unjudged: wrote {plot_path}", err=True)
+    click.echo(f"unjudged: {len(cal.runs)} runs x {len(chosen)} methods in {cal.seconds:.1f} s",
+               err=True)
+    write_output(text, output)

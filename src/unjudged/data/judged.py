@@ -27,7 +27,9 @@ class Pool:
     """Per-topic facts of the qrels for the evaluated topics.
 
     `sorted_grades` holds each topic's judged grades (>= 0) in descending order, padded with -1;
-    ideal rankings and relevant counts derive from it.
+    ideal rankings and relevant counts derive from it. It may carry leading axes (a pool per
+    bootstrap iteration, when drawn relevant documents add to the normaliser): every method
+    works on the last axis.
     """
 
     topics: list[str]
@@ -36,10 +38,10 @@ class Pool:
 
     @cached_property
     def num_judged(self) -> np.ndarray:
-        return (self.sorted_grades >= 0).sum(axis=1)
+        return (self.sorted_grades >= 0).sum(axis=-1)
 
     def num_rel(self, level: int) -> np.ndarray:
-        return (self.sorted_grades >= level).sum(axis=1)
+        return (self.sorted_grades >= level).sum(axis=-1)
 
     def num_nonrel(self, level: int) -> np.ndarray:
         return self.num_judged - self.num_rel(level)
@@ -47,13 +49,13 @@ class Pool:
     def ideal_grades(self, depth: int | None = None) -> np.ndarray:
         """The ideal ranking's grades (n, depth), -1 where no judged document is left."""
         g = self.sorted_grades
-        if depth is None or depth <= g.shape[1]:
-            return g if depth is None else g[:, :depth]
-        pad = np.full((g.shape[0], depth - g.shape[1]), -1, dtype=g.dtype)
-        return np.concatenate([g, pad], axis=1)
+        if depth is None or depth <= g.shape[-1]:
+            return g if depth is None else g[..., :depth]
+        pad = np.full(g.shape[:-1] + (depth - g.shape[-1],), -1, dtype=g.dtype)
+        return np.concatenate([g, pad], axis=-1)
 
     def topic_slice(self, a: int, b: int) -> Pool:
-        return Pool(self.topics[a:b], self.sorted_grades[a:b], self.num_unjudged[a:b])
+        return Pool(self.topics[a:b], self.sorted_grades[..., a:b, :], self.num_unjudged[a:b])
 
     @classmethod
     def build(cls, qrels: Qrels, topics: list[str], negative: str) -> Pool:

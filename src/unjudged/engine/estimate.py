@@ -18,8 +18,17 @@ from unjudged.measures import Measure, parse_measures
 from unjudged.policies import NameMode, Policies
 from unjudged.strategies import fill
 from unjudged.strategies.base import AtCutoff, Fill, Sampled
+from unjudged.strategies.growth import Growth
+from unjudged.strategies.position import PositionModel, run_keys
+from unjudged.strategies.priors import DEFAULT_PRIOR, DEFAULT_SHARED_SPREAD, DEFAULT_SPREAD
 from unjudged.strategies.registry import BASELINE, STRATEGIES
-from unjudged.strategies.summaries import STATS, parse_point, point_estimate, summarise
+from unjudged.strategies.summaries import (
+    STATS,
+    interval,
+    parse_point,
+    point_estimate,
+    summarise,
+)
 
 if TYPE_CHECKING:
     from unjudged.parallel import Executor
@@ -46,12 +55,22 @@ class EstimateSettings:
     """
 
     methods: tuple[str, ...] = field(default_factory=STRATEGIES.names)
-    prior: str = "pool+run"
+    prior: str = DEFAULT_PRIOR
     b: int = 10_000
     seed: int = 0
     point: str = "mean"
     policies: Policies = field(default_factory=Policies)
     keep_samples: bool = False
+    #: the level of the lo-hi interval reported with every bootstrap value
+    interval: float = 0.9
+    #: the prior's uncertainty: sd of a per-(topic, iteration) and of a per-iteration shift of
+    #: its log-odds (unjudged.strategies.bootstrap)
+    spread: float = DEFAULT_SPREAD
+    shared_spread: float = DEFAULT_SHARED_SPREAD
+    #: the run prior of a ranking with no judged document: "pool" or "zero"
+    empty_run: str = "zero"
+    #: drawn relevant documents add to the normalisers (unjudged.strategies.growth)
+    grow: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "methods", check_methods(self.methods))
@@ -81,6 +100,13 @@ class RunEstimate:
     run_point: np.ndarray | None = None
     samples: np.ndarray | None = field(default=None, repr=False)  # (b, topics, measures)
     nonrel: np.ndarray | None = field(default=None, repr=False)  # always computed
+    #: the interval of `interval` level around each bootstrap value: (topics, measures, 2)
+    #: and (measures, 2) for the run
+    lohi: np.ndarray | None = None
+    run_lohi: np.ndarray | None = None
+    #: (b, measures) the run-level value in each iteration; iteration i of every run comes
+    #: from the same coupled draw, which is what P(A > B) compares
+    run_samples: np.ndarray | None = field(default=None, repr=False)
 
     def summary(self, method: str) -> np.ndarray:
         """Run-level value per measure of a deterministic column."""
@@ -103,6 +129,10 @@ class Estimates:
     b: int
     seed: int
     point: str
+    interval: float = 0.9
+    #: the model of all runs (position prior) and the grown normalisers the draws used; hand it
+    #: to another estimate of some of the same runs to draw exactly the same
+    context: DrawContext | None = None
 
     def rows(self, per_topic: bool = True) -> Iterable[dict[str, Any]]:
         """One dict per (run, topic, measure, column): `value`, or a random strategy's
@@ -120,10 +150,39 @@ class Estimates:
                             yield {"run": r.run, "topic": topic, "measure": m.name,
                                    "method": method, **row}
 
+    def _run_samples(self, i: int) -> np.ndarray:
+        """(b, runs) run-level samples of measure i, every run drawn with the same coupled
+        draws (iteration by iteration)."""
+        missing = [r.run for r in self.runs if r.run_samples is None]
+        if missing:
+            raise InvalidOptionError(f"run {missing[0]}: no random strategy was estimated")
+        return np.stack([r.run_samples[:, i] for r in self.runs  # type: ignore[index]
+                         ], axis=1) if self.runs else np.zeros((self.b, 0))
+
+    def pair_rows(self) -> list[dict[str, Any]]:
+        """P(A > B) for every ordered pair of runs, per measure: dicts run_a, run_b, measure,
+        p_a_better (unjudged.engine.pairs)."""
+        from unjudged.engine.pairs import pair_rows
+
+        names = [r.run for r in self.runs]
+        out: list[dict[str, Any]] = []
+        for i, m in enumerate(self.runs[0].measures if self.runs else []):
+            out += pair_rows(names, m.name, self._run_samples(i))
+        return out
+
+    def rank_intervals(self, level: float | None = None) -> dict[str, np.ndarray]:
+        """{measure: (runs, 2)} interval of each run's rank (1 = best) over the coupled
+        draws, of `level` (default: the estimate's interval)."""
+        from unjudged.engine.pairs import rank_intervals
+
+        lvl = self.interval if level is None else level
+        return {m.name: rank_intervals(self._run_samples(i), lvl)
+                for i, m in enumerate(self.runs[0].measures if self.runs else [])}
+
     def to_pandas(self, per_topic: bool = True):
         import pandas as pd
 
-        cols = ["run", "topic", "measure", "method", "value", *STATS]
+        cols = ["run", "topic", "measure", "method", "value", "lo", "hi", *STATS]
         return pd.DataFrame(list(self.rows(per_topic)), columns=cols)
 
 
@@ -163,12 +222,22 @@ def _row(r: RunEstimate, totals: dict[str, np.ndarray], t: int | None, i: int,
         if np.isnan(stats[0]):
             return None
         value = r.run_point[i] if t is None else r.point[t, i]
-        return {"value": float(value), **{k: float(v) for k, v in zip(STATS, stats, strict=True)}}
+        bounds = _bounds(r, t, i)
+        return {"value": float(value), "lo": bounds[0], "hi": bounds[1],
+                **{k: float(v) for k, v in zip(STATS, stats, strict=True)}}
     values = r.points.get(method)
     if values is None:
         return None
     v = totals[method][i] if t is None else values[t, i]
     return None if np.isnan(v) else {"value": float(v)}
+
+
+def _bounds(r: RunEstimate, t: int | None, i: int) -> tuple[float, float]:
+    lohi = r.run_lohi if t is None else r.lohi
+    if lohi is None:
+        return float("nan"), float("nan")
+    pair = lohi[i] if t is None else lohi[t, i]
+    return float(pair[0]), float(pair[1])
 
 
 def check_methods(methods: Iterable[str]) -> tuple[str, ...]:
@@ -190,21 +259,25 @@ def judge_for(run: Run, qrels: Qrels, measures: list[Measure],
 
 
 def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
-                 methods: Iterable[str] | None = None, prior: str = "pool+run",
+                 methods: Iterable[str] | None = None, prior: str = DEFAULT_PRIOR,
                  b: int = 10_000, seed: int = 0, point: str = "mean",
                  policies: Policies = Policies(), pool: Pool | None = None,
-                 keep_samples: bool = False, judged: Judged | None = None) -> RunEstimate:
+                 keep_samples: bool = False, judged: Judged | None = None,
+                 **draw: Any) -> RunEstimate:
     """Every requested strategy (default: every registered one) for one run (see `estimate`).
     `judged` may hand over the run already judged by `judge_for` with the same qrels, measures
-    and policies."""
+    and policies; `draw` takes EstimateSettings' other fields (interval, spread, ...)."""
     settings = EstimateSettings(STRATEGIES.names() if methods is None else tuple(methods),
-                                prior, b, seed, point, policies, keep_samples)
+                                prior, b, seed, point, policies, keep_samples, **draw)
     return estimate_with(run, qrels, measures, settings, pool=pool, judged=judged)
 
 
 def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: EstimateSettings,
-                  *, pool: Pool | None = None, judged: Judged | None = None) -> RunEstimate:
-    """estimate_run with its settings as one object.
+                  *, pool: Pool | None = None, judged: Judged | None = None,
+                  model: PositionModel | None = None, growth: Growth | None = None
+                  ) -> RunEstimate:
+    """estimate_run with its settings as one object. `model` is the position prior's model
+    of all the runs estimated together (built from this run alone when not given).
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
@@ -227,9 +300,15 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
     fills = [s for s in chosen if isinstance(s, Fill) and s is not baseline]
     sampled = [s for s in chosen if isinstance(s, Sampled)]
     samples = np.full((b, n, nm), np.nan) if sampled else None
+    keys = run_keys(run, judged.topics, judged.depth) if sampled else None
+    if sampled and (settings.prior == "position" or settings.grow) and model is None:
+        model = PositionModel.build([run], qrels, settings.policies.rel_level,
+                                    settings.policies.depth)
+    if sampled and settings.grow and growth is None and model is not None:
+        growth = growth_of(model, qrels, measures, settings)
     once: dict[str, tuple[Judged, ...]] = {}  # rankings that do not depend on the cutoff
     for k, idx in _by_cutoff(measures).items():
-        at = AtCutoff(judged, k, fill.top(judged, k))
+        at = AtCutoff(judged, k, fill.top(judged, k), keys, model, growth)
         # each strategy's rankings are built once per cutoff, when some measure needs them
         here: dict[str, tuple[Judged, ...]] = {}
         for i in idx:
@@ -248,12 +327,33 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
     if samples is not None:
         out.stats = summarise(samples)
         out.point = point_estimate(samples, how)
+        out.lohi = interval(samples, settings.interval, out.point)
         per_iter = aggregate_measures(samples, measures)  # (b, measures)
         out.run_stats = summarise(per_iter)
         out.run_point = point_estimate(per_iter, how)
+        out.run_lohi = interval(per_iter, settings.interval, out.run_point)
+        out.run_samples = per_iter
         if settings.keep_samples:
             out.samples = samples
     return out
+
+
+#: how deep growing normalisers look (or the deepest cutoff of the measures, if deeper)
+GROW_DEPTH = 100
+
+
+def growth_of(model: PositionModel, qrels: Qrels, measures: list[Measure],
+              settings: EstimateSettings) -> Growth:
+    """The drawn grade counts that grow the normalisers: every unjudged document some run
+    retrieves within GROW_DEPTH (or the deepest cutoff of the measures)."""
+    from unjudged.strategies.bootstrap import Draw
+
+    # a deeper collection's normaliser counts relevant documents below any cutoff of ours
+    depth = max([GROW_DEPTH] + [m.cutoff for m in measures if m.cutoff is not None])
+    levels = max(int(qrels.key_grades.max(initial=0)) + 1, 2)
+    how = Draw(settings.prior, settings.seed, np.zeros((0, 0), np.uint64), model,
+               settings.spread, settings.shared_spread, settings.empty_run)
+    return Growth.build(model, qrels, how, levels, depth, settings.b)
 
 
 def _rankings(s: Fill, at: AtCutoff, once: dict[str, tuple[Judged, ...]],
@@ -272,10 +372,11 @@ def _by_cutoff(measures: list[Measure]) -> dict[int | None, list[int]]:
 
 
 def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure], *,
-                  methods: Iterable[str] | None = None, prior: str = "pool+run",
+                  methods: Iterable[str] | None = None, prior: str = DEFAULT_PRIOR,
                   b: int = 10_000, seed: int = 0, point: str = "mean",
                   policies: Policies = Policies(), keep_samples: bool = False, workers: int = 1,
-                  executor: Executor | None = None, desc: str | None = None) -> Estimates:
+                  executor: Executor | None = None, desc: str | None = None,
+                  context: DrawContext | None = None, **draw: Any) -> Estimates:
     """estimate_run for each run, on `executor` (unjudged.parallel; default: this process).
 
     `workers` > 1 without an executor spreads the runs over that many local processes. Every
@@ -295,11 +396,21 @@ def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure], *,
     from unjudged.parallel import ProcessExecutor
 
     settings = EstimateSettings(STRATEGIES.names() if methods is None else tuple(methods),
-                                prior, b, seed, point, policies, keep_samples)
+                                prior, b, seed, point, policies, keep_samples, **draw)
     if executor is None and workers > 1:
         with ProcessExecutor(workers) as ex:
-            return estimate_all(runs, qrels, measures, settings, executor=ex, desc=desc)
-    return estimate_all(runs, qrels, measures, settings, executor=executor, desc=desc)
+            return estimate_all(runs, qrels, measures, settings, executor=ex, desc=desc,
+                                context=context)
+    return estimate_all(runs, qrels, measures, settings, executor=executor, desc=desc,
+                        context=context)
+
+
+@dataclass(frozen=True)
+class DrawContext:
+    """What random strategies share across all the runs of one estimate."""
+
+    model: PositionModel | None = None
+    growth: Growth | None = None
 
 
 @dataclass(frozen=True)
@@ -310,11 +421,13 @@ class _Shared:
     measures: list[Measure]
     pools: dict[tuple[str, ...], Pool]
     settings: EstimateSettings
+    model: PositionModel | None = None
+    growth: Growth | None = None
 
 
 def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
                  settings: EstimateSettings, *, executor: Executor | None = None,
-                 desc: str | None = None) -> Estimates:
+                 desc: str | None = None, context: DrawContext | None = None) -> Estimates:
     """estimate_runs with its settings as one object.
 
     Example:
@@ -336,6 +449,15 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
             pools[key] = Pool.build(qrels, list(key), policies.negative)
         return key
 
+    model, growth = (context.model, context.growth) if context is not None else (None, None)
+    if (context is None and (settings.prior == "position" or settings.grow)
+            and any(STRATEGIES[m].random for m in settings.methods)):
+        # the position prior and growing normalisers look at every run at once: they are all
+        # held in memory
+        runs = list(runs)
+        model = PositionModel.build(runs, qrels, policies.rel_level, policies.depth)
+        if settings.grow:
+            growth = growth_of(model, qrels, measures, settings)
     if executor is None or isinstance(executor, SerialExecutor):
         # one run at a time, as they are read, so only one is ever held in memory
         from unjudged.parallel import progress_bar
@@ -343,22 +465,23 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         out = []
         with progress_bar(None, desc, unit="runs") as bar:
             for run in runs:
-                out.append(estimate_with(run, qrels, measures, settings, pool=pools[pool_of(run)]))
+                out.append(estimate_with(run, qrels, measures, settings,
+                                         pool=pools[pool_of(run)], model=model, growth=growth))
                 bar.update()
     else:
         runs = list(runs)
         for run in runs:
             pool_of(run)
         out = executor.map(_estimate_task, runs, desc=desc, chunksize=1,
-                           shared=_Shared(qrels, measures, pools, settings))
+                           shared=_Shared(qrels, measures, pools, settings, model, growth))
     return Estimates(out, settings.methods, settings.prior, settings.b, settings.seed,
-                     settings.point)
+                     settings.point, settings.interval, DrawContext(model, growth))
 
 
 def _estimate_task(shared: _Shared, run: Run) -> RunEstimate:
     key = tuple(evaluated_topics(run, shared.qrels, shared.settings.policies.complete))
     return estimate_with(run, shared.qrels, shared.measures, shared.settings,
-                         pool=shared.pools[key])
+                         pool=shared.pools[key], model=shared.model, growth=shared.growth)
 
 
 def strategy_results(est: Estimates, method: str):
@@ -383,7 +506,7 @@ def strategy_results(est: Estimates, method: str):
 
 
 def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] | None = None,
-             prior: str = "pool+run", b: int = 10_000, seed: int = 0, point: str = "mean",
+             prior: str = DEFAULT_PRIOR, b: int = 10_000, seed: int = 0, point: str = "mean",
              per_topic: bool = True, policies: Policies | None = None, names: NameMode = "tag",
              **policy_kw: Any):
     """Scores under each strategy for unjudged documents, as a tidy DataFrame.

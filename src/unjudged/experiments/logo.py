@@ -157,12 +157,13 @@ def leave_one_group_out(runs: Sequence[Run], qrels: Qrels, groups: dict[str, str
                         policies: Policies = Policies(), executor: Any = None,
                         groups_source: str = "groups",
                         contributors: dict[str, bool] | None = None,
-                        strict: bool = False) -> Sweep:
+                        strict: bool = False, draw: dict[str, Any] | None = None) -> Sweep:
     """Run the sweep. `runs` are all pooled runs; only the `top_fraction` with the best first
     measure on the full qrels are scored (seed 000 keeps the best 75%); `executor` is one of
     unjudged.parallel's (serial when None). `strategies` default to every comparable one.
     Runs that did not contribute to the pool (`non_contributors`, from `contributors` or the
     qrels) are noted (an UnjudgedWarning), or refused (IncompatibleInputsError) when `strict`.
+    `draw` passes other bootstrap settings (EstimateSettings' spread, shared_spread, ...).
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
@@ -200,7 +201,7 @@ def leave_one_group_out(runs: Sequence[Run], qrels: Qrels, groups: dict[str, str
     topics = [t for t in qrels.topics
               if any(t in truth_all.runs[i].topics for i in kept)]
     options = dict(measures=ms, strategies=strategies, b=b, seed=seed, point=point,
-                   policies=policies)
+                   policies=policies, draw=dict(draw or {}))
     shared = {"runs": {r.name: r for r in runs}, "qrels": qrels, "removed": removed,
               "options": options}
     items = [(group_of[runs[i].name], runs[i].name) for i in kept]
@@ -263,7 +264,8 @@ def _task(shared: dict[str, Any], item: tuple[str, str]) -> dict[str, Any]:
     for s in strategies:
         kind, _, prior = s.partition(":")
         if prior:  # a random strategy drawing from that prior
-            boot = estimate_run(run, reduced, ms, methods=[kind], prior=prior, **common)
+            boot = estimate_run(run, reduced, ms, methods=[kind], prior=prior, **common,
+                                **opts.get("draw", {}))
             assert boot.stats is not None  # a random strategy's estimate has its statistics
             out["values"][s] = boot.point
             for p in RANGE_PERCENTILES:

@@ -73,9 +73,11 @@ def target_of(measure: Measure) -> Measure:
 class SamplingSweep:
     """Every trial's per-run estimates of a sampling experiment.
 
-    `estimate[(d, label)]`, `sd[...]` and `covered[...]` are (trials, runs, estimators): each
-    run's mean over topics, the standard error of that mean, and how many per-topic intervals
-    cover the truth out of `topics[...]` (trials, runs). `label` is the design's kind or
+    `estimate[(d, label)]`, `sd[...]`, `covered[...]`, `zero[...]` and `zero_missed[...]` are
+    (trials, runs, estimators): each run's mean over topics, the standard error of that mean,
+    how many per-topic intervals cover the truth out of `topics[...]` (trials, runs), how
+    many have zero width (variance 0: the estimate claims to be exact) and how many of those
+    miss the truth. `label` is the design's kind or
     'random' (its uniform twin). `truth` is (runs, estimators): each run's target measure on
     the complete judgments.
     """
@@ -92,6 +94,8 @@ class SamplingSweep:
     sd: dict[tuple[int, str], np.ndarray]
     covered: dict[tuple[int, str], np.ndarray]
     topics: dict[tuple[int, str], np.ndarray]
+    zero: dict[tuple[int, str], np.ndarray] = field(default_factory=dict)
+    zero_missed: dict[tuple[int, str], np.ndarray] = field(default_factory=dict)
     level: float = 0.95
     seconds: float = 0.0
     options: dict[str, Any] = field(default_factory=dict)
@@ -196,7 +200,8 @@ def _trial(shared: _Trials, item: tuple[int, int]) -> dict[str, Any]:
     out: dict[str, Any] = {"judged": float((sq.key_grades >= 0).sum() / max(q.keys.size, 1))}
     shape = (len(shared.runs), len(shared.estimators))
     for label, s in sets:
-        est, sd, covered = np.zeros(shape), np.zeros(shape), np.zeros(shape, dtype=np.int64)
+        est, sd = np.zeros(shape), np.zeros(shape)
+        covered, zero, zero_missed = (np.zeros(shape, dtype=np.int64) for _ in range(3))
         topics = np.zeros(shape[0], dtype=np.int64)
         inferred = infer_runs(shared.runs, s, shared.estimators, level=shared.level,
                               b=shared.b, seed=seed, policies=shared.policies)
@@ -205,28 +210,32 @@ def _trial(shared: _Trials, item: tuple[int, int]) -> dict[str, Any]:
             est[r], sd[r] = mean, np.sqrt(var)
             lo, hi = normal_interval(inf.values, inf.variance, shared.level)
             truth = shared.truth[r]
-            covered[r] = ((lo - TOLERANCE <= truth) & (truth <= hi + TOLERANCE)).sum(axis=0)
+            inside = (lo - TOLERANCE <= truth) & (truth <= hi + TOLERANCE)
+            exact = inf.variance == 0.0
+            covered[r] = inside.sum(axis=0)
+            zero[r], zero_missed[r] = exact.sum(axis=0), (exact & ~inside).sum(axis=0)
             topics[r] = len(inf.topics)
-        out[label] = (est, sd, covered, topics)
+        out[label] = (est, sd, covered, topics, zero, zero_missed)
     return out
 
 
 def _assemble(parts: list[dict[str, Any]], items: list[tuple[int, int]],
               designs: list[Design], trials: int, ms: list[Measure]) -> SamplingSweep:
     judged = np.zeros(len(designs))
-    arrays: dict[str, dict[tuple[int, str], np.ndarray]] = {
-        k: {} for k in ("estimate", "sd", "covered", "topics")}
+    names = ("estimate", "sd", "covered", "topics", "zero", "zero_missed")
+    arrays: dict[str, dict[tuple[int, str], np.ndarray]] = {k: {} for k in names}
     for (d, t), part in zip(items, parts, strict=True):
         judged[d] += part["judged"] / trials
         for label, values in part.items():
             if label == "judged":
                 continue
-            for name, v in zip(("estimate", "sd", "covered", "topics"), values, strict=True):
+            for name, v in zip(names, values, strict=True):
                 arrays[name].setdefault((d, label), np.zeros((trials,) + v.shape, v.dtype))[t] = v
     return SamplingSweep(designs=designs, trials=trials, runs=[], contributing=np.zeros(0, bool),
                          estimators=ms, targets=[], truth=np.zeros(0), judged=judged,
                          estimate=arrays["estimate"], sd=arrays["sd"],
-                         covered=arrays["covered"], topics=arrays["topics"])
+                         covered=arrays["covered"], topics=arrays["topics"],
+                         zero=arrays["zero"], zero_missed=arrays["zero_missed"])
 
 
 def read_contributing(source: Any) -> list[str]:

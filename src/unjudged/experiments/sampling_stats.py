@@ -7,7 +7,8 @@ estimator and group of runs:
   the standard deviation (`_sd`, ddof 1).
 - cover_topic: the fraction of (trial, run, topic) intervals that cover the topic's true value;
   cover_mean: the fraction of (trial, run) intervals of a run's mean that cover the true mean
-  (both within TOLERANCE).
+  (both within TOLERANCE). zero_width: how many (trial, run, topic) intervals have zero width
+  (the estimate claims to be exact); zero_missed: how many of those miss the truth.
 - ks_d, ks_p: the Kolmogorov-Smirnov test of all standardised deviations
   (estimate - truth) / se of the runs' means (trials x runs) against the standard normal; they
   share each trial's sample, so read the p-value as indicative. ks_runs: as in the paper, the
@@ -26,8 +27,8 @@ from unjudged.analysis.compare import kendall_tau
 from unjudged.experiments.sampling import TOLERANCE, SamplingSweep
 
 COLUMNS = ["design", "judged", "judgments", "estimator", "target", "runs", "n_runs", "rmse",
-           "rmse_sd", "tau", "tau_sd", "rho", "rho_sd", "cover_topic", "cover_mean", "ks_d",
-           "ks_p", "ks_runs"]
+           "rmse_sd", "tau", "tau_sd", "rho", "rho_sd", "cover_topic", "cover_mean", "zero_width",
+           "zero_missed", "ks_d", "ks_p", "ks_runs"]
 
 
 def run_groups(sweep: SamplingSweep) -> list[tuple[str, np.ndarray]]:
@@ -107,6 +108,11 @@ def sampling_table(sweep: SamplingSweep) -> list[dict[str, Any]]:
                     row[name], row[f"{name}_sd"] = _spread(stats[:, c])
                 row.update(_intervals(e, s, truth, covered[:, mask, m], topics[:, mask],
                                       sweep.level))
+                if (d, label) in sweep.zero and np.isfinite(s).any():
+                    row["zero_width"] = int(sweep.zero[(d, label)][:, mask, m].sum())
+                    row["zero_missed"] = int(sweep.zero_missed[(d, label)][:, mask, m].sum())
+                else:
+                    row["zero_width"] = row["zero_missed"] = np.nan
                 rows.append(row)
     return rows
 
@@ -128,11 +134,13 @@ def _intervals(e, s, truth, covered, topics, level: float) -> dict[str, float]:
 
 def sampling_details(sweep: SamplingSweep) -> list[dict[str, Any]]:
     """One row per (judgment set, trial, estimator, run): the run's mean estimate, its
-    standard error, its true mean and the per-topic interval coverage."""
+    standard error, its true mean, the per-topic interval coverage and how many per-topic
+    intervals have zero width."""
     rows = []
     for d, label in sweep.samples:
         est, sd = sweep.estimate[(d, label)], sweep.sd[(d, label)]
         covered, topics = sweep.covered[(d, label)], sweep.topics[(d, label)]
+        zero = sweep.zero.get((d, label), np.zeros_like(covered))
         for t in range(sweep.trials):
             for m, measure in enumerate(sweep.estimators):
                 for r, run in enumerate(sweep.runs):
@@ -142,6 +150,7 @@ def sampling_details(sweep: SamplingSweep) -> list[dict[str, Any]]:
                                  "estimate": float(est[t, r, m]), "se": float(sd[t, r, m]),
                                  "truth": float(sweep.truth[r, m]),
                                  "covered_topics": int(covered[t, r, m]),
+                                 "zero_width_topics": int(zero[t, r, m]),
                                  "topics": int(topics[t, r])})
     return rows
 

@@ -16,6 +16,11 @@ independent, so by the delta method var = var(DCG) / IDCG^2 + DCG^2 var(IDCG) / 
 - IDCG: a function of the estimated documents per grade R(g) = sum_s N_s c_s(g) / n_s, whose
   covariance is multinomial within each stratum (smoothed shares, finite-population
   corrected); IDCG's change for one document more or fewer of a grade stands for its gradient.
+  IDCG@k is flat once a grade's estimated count passes k, where that difference would claim
+  an exact IDCG: there the secant reaching down to the count actually sampled is used (0 only
+  when the sampled documents alone fill the top k, and IDCG is known).
+- A topic whose sample holds nothing relevant has an estimated IDCG of 0 (and used to get a
+  variance of 0); the denominator is then the IDCG of the Laplace-smoothed counts.
 """
 
 from __future__ import annotations
@@ -93,19 +98,40 @@ def infndcg_variance(judged: Judged, cutoff: int | None = None, dcg: str = "log2
         var_dcg = var_dcg + z * z * (1.0 - divide(n, z)) * divide(spread, np.maximum(n, 1.0))
     per_grade = stratified_totals(s.size, s.counts)
     ideal = ideal_dcg(per_grade, gain_of, cutoff)
-    slope = np.stack([(ideal_dcg(per_grade + _unit(per_grade, c), gain_of, cutoff) -
-                       ideal_dcg(np.maximum(per_grade - _unit(per_grade, c), 0.0), gain_of,
-                                 cutoff)) / 2.0 for c in range(gain_of.size)], axis=-1)
-    var_ideal: Any = 0.0  # a scalar until the first stratum's array is added to it
     n = s.counts.sum(axis=-1)  # (..., n, S)
     share = _shares(s.counts)
     fpc = np.where(s.size > 1, divide(s.size - n, s.size - 1.0), 0.0)
+    slope = _slope(per_grade, gain_of, cutoff, 1.0)
+    # IDCG@k is flat once a grade's estimated count passes k, and a +-1 difference would call
+    # it exact: there the secant reaching down to the count actually sampled is taken
+    # instead, which is 0 only when the sampled documents alone fill the top k
+    seen = s.counts.sum(axis=-2)  # (..., n, G)
+    slope = np.where(slope == 0.0, _slope(per_grade, gain_of, cutoff,
+                                          np.maximum(per_grade - seen, 1.0)), slope)
+    var_ideal: Any = 0.0  # a scalar until the first stratum's array is added to it
     for h in range(s.size.shape[-1]):
         q = share[..., h, :]
         scale = divide(s.size[..., h] ** 2 * fpc[..., h], n[..., h])
         lin = (slope * q).sum(axis=-1)
         var_ideal = var_ideal + scale * ((slope ** 2 * q).sum(axis=-1) - lin ** 2)
+    # no relevant document sampled: IDCG from the Laplace-smoothed shares, so that a topic
+    # whose sample holds nothing relevant does not claim infNDCG = 0 exactly
+    smooth = ideal_dcg((s.size[..., None] * share).sum(axis=-2), gain_of, cutoff)
+    ideal = np.where(ideal > 0, ideal, smooth)
     return divide(var_dcg, ideal ** 2) + divide(value ** 2 * var_ideal, ideal ** 2)
+
+
+def _slope(per_grade: np.ndarray, gain_of: np.ndarray, cutoff: int | None,
+           step: Any) -> np.ndarray:
+    """IDCG's central difference along each grade's count, over +- `step` (per grade)."""
+    step = np.broadcast_to(np.asarray(step, dtype=np.float64), per_grade.shape)
+    out = []
+    for c in range(gain_of.size):
+        move = step[..., c:c + 1] * _unit(per_grade, c)
+        out.append((ideal_dcg(per_grade + move, gain_of, cutoff) -
+                    ideal_dcg(np.maximum(per_grade - move, 0.0), gain_of, cutoff)) /
+                   (2.0 * step[..., c]))
+    return np.stack(out, axis=-1)
 
 
 def _shares(counts: np.ndarray) -> np.ndarray:

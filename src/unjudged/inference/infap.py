@@ -30,6 +30,20 @@ xinfAP's variance follows the same two components per stratum: component 1 is th
 variance of a ratio of two stratified estimates (sum of weighted precisions over the estimated
 number of relevant documents); component 2 uses each stratum's documents above rank k, weights
 each precision by its stratum's N_s / n_s over the estimated R, and keeps the covariances.
+
+No zero-width interval for an estimate that is not exact (issue 17): where component 1's
+sample variance is undefined or collapses to 0 although documents were left unsampled (r < 2,
+no sampled relevant document retrieved, all precisions equal; for xinfAP a stratum with one
+sampled document or whose sampled e_i all agree, a topic with nothing relevant sampled), it is
+replaced by its smoothed counterpart, as q is above and as the paper smooths the precisions
+of strata with nothing sampled (section 3, Lidstone smoothing): s^2 with two
+pseudo-precisions 0 and 1 added (divisor r + 1, and the mean over max(r, 1)); per xinfAP
+stratum, the Laplace relevant fraction (r_s + 1) / (n_s + 2) times the topic's smoothed mean
+squared deviation of a relevant document's precision, over the Laplace estimate of R when no
+relevant document was sampled.
+Where the sample is informative the variance is unchanged. The variance stays 0 where the
+estimate is exact: every stratum complete, or AP = 0 for sure (the run retrieves no sampled
+relevant document and no pooled document left unsampled).
 """
 
 from __future__ import annotations
@@ -45,6 +59,7 @@ from unjudged.measures.inferred import stratum_totals, xinf_precisions
 from unjudged.measures.judgments import INFAP_EPSILON
 
 WORST_PROPORTION_VARIANCE = 0.25  #: q (1 - q) at q = 1/2: nothing above the rank was sampled
+_TINY = 1e-12  #: a spread at or below this is read as 0 (all values equal up to rounding)
 
 
 def proportion_variance(docs: np.ndarray, sampled: np.ndarray, hits: np.ndarray) -> np.ndarray:
@@ -59,6 +74,19 @@ def proportion_variance(docs: np.ndarray, sampled: np.ndarray, hits: np.ndarray)
     fpc = np.where(docs > 1, divide(docs - sampled, docs - 1.0), 0.0)
     return np.where(sampled > 0, divide(q * (1.0 - q), sampled) * fpc,
                     np.where(docs > 0, WORST_PROPORTION_VARIANCE, 0.0))
+
+
+def smoothed_spread(spread: np.ndarray, r: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """s^2 of the r precisions around `value` with two pseudo-precisions, 0 and 1, added
+    (divisor r + 1): the variance used where the sample's own is undefined (r < 2) or 0 (all
+    precisions equal, e.g. no sampled relevant document retrieved), the counterpart of the
+    Laplace-smoothed proportion.
+
+    Example:
+        >>> smoothed_spread(np.array([0.0]), np.array([1.0]), np.array([1.0])).tolist()
+        [0.5]
+    """
+    return (spread + value ** 2 + (1.0 - value) ** 2) / (r + 1.0)
 
 
 def dependent_sum(weight: np.ndarray, var: np.ndarray) -> np.ndarray:
@@ -97,10 +125,12 @@ def infap_variance(judged: Judged, rel: int | None = None) -> np.ndarray:
     spread = np.where(is_rel, (pc - value[..., None]) ** 2, 0.0).sum(axis=-1) + \
         (r - is_rel.sum(axis=-1)) * value ** 2
     p = divide(s.counts.sum(axis=(-2, -1)), s.size.sum(axis=-1))
-    first = (1.0 - p) * divide(divide(spread, r - 1.0) * (r >= 2), r)
+    s2 = np.where((r >= 2) & (spread > _TINY), divide(spread, r - 1.0),
+                  smoothed_spread(spread, r, value))
+    first = (1.0 - p) * s2 / np.maximum(r, 1.0)
     var_pc = (docs / k) ** 2 * proportion_variance(docs, n_k, r_k)
     second = divide(dependent_sum(is_rel.astype(np.float64), var_pc), r * r)
-    return first + second
+    return np.where(_known_zero(s, is_rel), 0.0, first + second)
 
 
 def xinfap_variance(judged: Judged, rel: int | None = None,
@@ -133,8 +163,18 @@ def xinfap_variance(judged: Judged, rel: int | None = None,
     sum_e = _by_stratum(s, e) - missed * value[..., None]
     sum_e2 = _by_stratum(s, e * e) + missed * value[..., None] ** 2
     s2 = divide(sum_e2 - divide(sum_e * sum_e, n), n - 1.0) * (n >= 2)
-    first = divide((s.size * s.size * (1.0 - divide(n, s.size)) * divide(s2, n)).sum(-1),
-                   total * total)
+    # a stratum whose sampled e_i all agree (no relevant document sampled, or one document)
+    # would claim to know its share exactly: there s^2 = q_s sigma^2, the stratum's
+    # Laplace-smoothed relevant fraction times the topic's mean squared e of a relevant
+    # document, itself smoothed by the pseudo-precisions 0 and 1
+    r_all = r.sum(axis=-1)
+    sigma2 = smoothed_spread(sum_e2.sum(axis=-1), r_all, value) * (r_all + 1.0) / (r_all + 2.0)
+    s2 = np.where((n >= 2) & (s2 > _TINY), s2, (r + 1.0) / (n + 2.0) * sigma2[..., None])
+    # no relevant document sampled at all: R from the Laplace-smoothed shares
+    smooth_total = (s.size * (r + 1.0) / (n + 2.0)).sum(axis=-1)
+    denominator = np.where(total > 0, total, smooth_total)
+    first = divide((s.size * s.size * (1.0 - divide(n, s.size)) * s2 /
+                    np.maximum(n, 1.0)).sum(-1), denominator * denominator)
     # component 2: each stratum's documents above rank k estimate its share of PC_k
     k = ranks(s.grades.shape[-1])
     var_pc: Any = 0.0  # a scalar until the first stratum's array is added to it
@@ -146,7 +186,14 @@ def xinfap_variance(judged: Judged, rel: int | None = None,
         var_pc = var_pc + (docs / k) ** 2 * proportion_variance(docs, n_k, r_k)
         weight = weight + np.where(is_rel & inside, scale[..., h:h + 1], 0.0)
     second = divide(dependent_sum(weight, var_pc), total * total)
-    return first + second
+    return np.where(_known_zero(s, is_rel), 0.0, first + second)
+
+
+def _known_zero(s: SampledJudged, is_rel: np.ndarray) -> np.ndarray:
+    """Where AP is exactly 0 whatever the unsampled documents hold: the run retrieves no
+    sampled relevant document and no pooled document that was not sampled."""
+    unsampled = (s.stratum >= 0) & ~(s.weight > 0)
+    return np.asarray(~is_rel.any(axis=-1) & ~unsampled.any(axis=-1))
 
 
 def _by_stratum(s: SampledJudged, values: np.ndarray) -> np.ndarray:

@@ -71,8 +71,8 @@ def ideal_gains(j, depth: int | None, dcg: str = "log2", gains: str | None = Non
     if depth is None:
         return ideal
     if depth <= width:
-        return ideal[:, :depth]
-    return np.concatenate([ideal, np.zeros((ideal.shape[0], depth - width))], axis=1)
+        return ideal[..., :depth]
+    return np.concatenate([ideal, np.zeros(ideal.shape[:-1] + (depth - width,))], axis=-1)
 
 
 def _prefix_dcg(gain: np.ndarray) -> np.ndarray:

@@ -14,7 +14,8 @@ from unjudged.report.rows import row_writer, safe_text
 from unjudged.strategies.registry import STRATEGIES
 from unjudged.strategies.summaries import STATS
 
-_LONG = ["run", "topic", "measure", "method", "value", *STATS]
+_LONG = ["run", "topic", "measure", "method", "value", "lo", "hi", *STATS]
+_DRAWN = ("lo", "hi", *STATS)  # what a random strategy's rows add to `value`
 
 
 def render_estimates(est, fmt: str = "table", per_topic: bool = False) -> str:
@@ -26,21 +27,26 @@ def render_estimates(est, fmt: str = "table", per_topic: bool = False) -> str:
         out = []
         drawn = {m: is_random(m) for m in expand_methods(est.methods)}
         for r in rows:
-            keep = STATS if drawn[r["method"]] else ()
+            keep = _DRAWN if drawn[r["method"]] else ()
             item = {k: r[k] for k in ("run", "topic", "measure", "method")}
             item["value"] = r["value"]
             item.update({k: r[k] for k in keep})
             out.append(json.dumps(item) + "\n")
         return "".join(out)
     if fmt in ("tsv", "csv"):
-        buf = io.StringIO()
-        writerow = row_writer(buf, fmt)
-        writerow(_LONG)
-        safe = safe_text(fmt)
-        for r in rows:
-            writerow([_cell(r.get(k), safe) for k in _LONG])
-        return buf.getvalue()
+        return _delimited(rows, _LONG, fmt)
     return _wide(rows, est)
+
+
+def _delimited(rows: list[dict], header: list[str], fmt: str) -> str:
+    """tsv or csv: the header, then each row's `header` fields (missing ones empty)."""
+    buf = io.StringIO()
+    writerow = row_writer(buf, fmt)
+    writerow(header)
+    safe = safe_text(fmt)
+    for r in rows:
+        writerow([_cell(r.get(k), safe) for k in header])
+    return buf.getvalue()
 
 
 def _cell(v, safe) -> str:
@@ -53,12 +59,13 @@ def _cell(v, safe) -> str:
 
 def _wide(rows: list[dict], est) -> str:
     """run, topic, measure, then one column per method; a random strategy (the bootstrap)
-    shows its point estimate and its 5-95 percentile interval."""
+    shows its point estimate and its interval (lo-hi, of the estimate's `interval` level)."""
     methods = expand_methods(est.methods)  # in report order
     drawn = {m: is_random(m) for m in methods}
     header = ["run", "topic", "measure"]
+    level = f"{100 * est.interval:g}%"
     for m in methods:
-        header += [f"{m}({est.point})", "p5-p95"] if drawn[m] else [m]
+        header += [f"{m}({est.point})", f"lo-hi({level})"] if drawn[m] else [m]
     table: dict[tuple, dict] = {}
     for r in rows:
         table.setdefault((r["run"], r["topic"], r["measure"]), {})[r["method"]] = r
@@ -70,7 +77,7 @@ def _wide(rows: list[dict], est) -> str:
             cell = got.get(m)
             if drawn[m]:
                 line += ["-", "-"] if cell is None else [f"{cell['value']:.4f}",
-                                                         f"{cell['p5']:.4f}-{cell['p95']:.4f}"]
+                                                         f"{cell['lo']:.4f}-{cell['hi']:.4f}"]
             else:
                 line.append("-" if cell is None else f"{cell['value']:.4f}")
         body.append(line)
@@ -82,8 +89,8 @@ def _wide(rows: list[dict], est) -> str:
     # each reported strategy's note: the deterministic ones', then the random one's settings
     shown = sorted((STRATEGIES[n] for n in est.methods if n in STRATEGIES),
                    key=lambda s: s.random)
-    note = "".join(s.note.format(b=est.b, prior=est.prior, seed=est.seed, point=est.point) + "\n"
-                   for s in shown if s.note)
+    note = "".join(s.note.format(b=est.b, prior=est.prior, seed=est.seed, point=est.point,
+                                 interval=level) + "\n" for s in shown if s.note)
     return "\n".join(text) + "\n" + note
 
 
@@ -119,3 +126,28 @@ def write_samples(est, path: str) -> None:
             "samples": pa.array([x.tolist() for x in lists], pa.list_(pa.float64()))})
         pq.write_table(table, buf)
     write_file(path, buf.getbuffer())  # no second copy of the samples
+
+
+_PAIRS = ["run_a", "run_b", "measure", "p_a_better"]
+
+
+def render_pairs(est, fmt: str = "table") -> str:
+    """P(A > B) for every ordered pair of runs and measure (Estimates.pair_rows): jsonl keys
+    run_a, run_b, measure, p_a_better; tsv/csv with that header; an aligned table otherwise."""
+    rows = est.pair_rows()
+    if fmt == "jsonl":
+        return "".join(json.dumps({k: r[k] for k in _PAIRS}) + "\n" for r in rows)
+    if fmt in ("tsv", "csv"):
+        return _delimited(rows, _PAIRS, fmt)
+    safe = safe_text("table")
+    body = [[safe(r["run_a"]), safe(r["run_b"]), safe(r["measure"]), f"{r['p_a_better']:.4f}"]
+            for r in rows]
+    widths = [max(len(x[c]) for x in [_PAIRS] + body) for c in range(len(_PAIRS))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(_PAIRS, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) if i < 3 else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(line, widths, strict=True))).rstrip()
+              for line in body]
+    note = (f"# P(A > B): share of the {est.b} coupled bootstrap iterations (prior={est.prior}, "
+            f"seed={est.seed}) in which run A's score is above run B's (unjudged documents "
+            f"only: the topics are fixed).\n")
+    return "\n".join(lines) + "\n" + note

@@ -10,7 +10,7 @@ from unjudged.report.rows import render_rows
 _ACCURACY = ["design", "judged", "judgments", "estimator", "target", "runs", "rmse", "rmse_sd",
              "tau", "tau_sd", "rho", "rho_sd"]
 _INTERVALS = ["design", "judged", "judgments", "estimator", "runs", "cover_topic",
-              "cover_mean", "ks_d", "ks_p", "ks_runs"]
+              "cover_mean", "zero_width", "zero_missed", "ks_d", "ks_p", "ks_runs"]
 
 
 def render_sampling(sweep, rows: list[dict[str, Any]], columns: list[str], fmt: str = "table"

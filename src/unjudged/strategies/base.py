@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,11 +36,29 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class AtCutoff:
     """One run's judged rankings at one cutoff: `whole` (every ranked position), the cutoff `k`
-    (None: the whole ranking) and `top`, the rankings cut to k (trec_eval's view)."""
+    (None: the whole ranking) and `top`, the rankings cut to k (trec_eval's view).
+
+    Random strategies also get `keys`, the (topics, depth) key of each ranked (topic, document)
+    of `whole` (unjudged.strategies.keys: what couples draws across runs), and `model`, the
+    position prior's model of all the runs estimated together (None when not asked for)."""
 
     whole: Judged
     k: int | None
     top: Judged
+    keys: np.ndarray | None = None
+    model: Any = None
+    growth: Any = None  # unjudged.strategies.growth.Growth, when normalisers grow
+
+    def cell_keys(self, depth: int) -> np.ndarray:
+        """`keys` cut or padded (with 0, never read: padding is not unjudged) to `depth`."""
+        import numpy as np
+
+        if self.keys is None:
+            raise ValueError("the estimate did not compute document keys")  # a bug, not input
+        k = self.keys
+        if k.shape[1] >= depth:
+            return k[:, :depth]
+        return np.pad(k, ((0, 0), (0, depth - k.shape[1])))
 
 
 class DrawOptions(Protocol):
@@ -54,6 +72,21 @@ class DrawOptions(Protocol):
 
     @property
     def seed(self) -> int: ...
+
+    @property
+    def spread(self) -> float: ...
+
+    @property
+    def shared_spread(self) -> float: ...
+
+    @property
+    def empty_run(self) -> str: ...
+
+    @property
+    def interval(self) -> float: ...
+
+    @property
+    def grow(self) -> bool: ...
 
 
 class Strategy(ABC):
@@ -76,7 +109,7 @@ class Strategy(ABC):
     #: within [nonrel, upper], and within the guaranteed bounds (tests/test_strategy_registry.py)
     from_pool: ClassVar[bool] = False
     #: printed under the estimate table when the strategy is reported; format fields
-    #: {b} {prior} {seed} {point} are the estimate's settings
+    #: {b} {prior} {seed} {point} {interval} are the estimate's settings
     note: ClassVar[str] = ""
 
     def applies(self, m: Measure) -> bool:

@@ -10,23 +10,41 @@ level by grade level (a handful of levels) instead of document by document: at l
 documents still asking for a grade >= r are served in rank order while documents of grade r
 remain, which hands out exactly what walking the documents from the top would.
 
-Randomness: every (run, topic) pair has its own stream, derived from the user's seed and the
-pair's identity (names, not positions), so results never depend on batching, workers or
-executor.
+Randomness (coupled draws): the random number behind an unjudged document's grade in an
+iteration is a hash of (seed, topic, docno, iteration) (`unjudged.strategies.keys`), so within
+one iteration a document retrieved by several runs requests the same grade in each of them
+(under a prior that depends on the document, not on the run: pool, position), and results never
+depend on batching, workers or executor. `stream` gives the per-(run, topic) generators that
+other random procedures (sampling judgments) use.
+
+The prior's own uncertainty: with `spread` and `shared_spread`, every log-odds of the prior is
+shifted in each iteration by a normal variate per topic and one shared by all topics. The
+draws of one topic then move together (a topic whose unjudged documents are likelier relevant
+than the prior says), and so do all topics (a prior misspecified for the whole collection),
+which a run-level interval must not average away.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from unjudged.data.judged import Judged
+from unjudged.data.judged import Judged, Pool
+from unjudged.errors import InvalidOptionError
 from unjudged.strategies.fill import available, max_grade, pool_counts, ranking_counts, unknown
+from unjudged.strategies.keys import combine, logistic, name_key, normals, uniforms
+from unjudged.strategies.position import PositionModel, topic_keys
 from unjudged.strategies.priors import PRIORS, check_prior
 
-__all__ = ["PRIORS", "batches", "check_prior", "fill", "priors", "sample", "stream"]
+if TYPE_CHECKING:
+    from unjudged.strategies.growth import Growth
+
+__all__ = ["PRIORS", "Draw", "batches", "check_prior", "fill", "priors", "sample", "stream"]
 _CELLS = 1 << 22  # sampled grade cells per batch (b x topics x depth), bounds memory
 
 
@@ -37,18 +55,20 @@ def stream(seed: int, run: str, topic: str) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=ident)))
 
 
-def priors(judged: Judged, prior: str, levels: int) -> np.ndarray:
+def priors(judged: Judged, prior: str, levels: int, empty_run: str = "pool") -> np.ndarray:
     """(n, levels) probability of each grade for the unjudged documents of each topic.
 
     pool: the grade distribution of the topic's judged documents; run: that of the ranking's
-    judged documents (within the cutoff; the pool's when the ranking has none); pool+run: their
-    average. A topic without any judged document draws 0.
+    judged documents (within the cutoff; when the ranking has none, the pool's, or grade 0
+    with `empty_run` "zero", as the seed authors' code does); pool+run: their average. A topic
+    without any judged document draws 0.
     """
     check_prior(prior)
     pc = pool_counts(judged.pool, levels).astype(np.float64)
     rc = ranking_counts(judged.grades, levels).astype(np.float64)
     p_pool = _normalise(pc)
-    p_run = np.where(rc.sum(axis=-1, keepdims=True) > 0, _normalise(rc), p_pool)
+    fallback = p_pool if empty_run == "pool" else _normalise(np.zeros_like(pc))
+    p_run = np.where(rc.sum(axis=-1, keepdims=True) > 0, _normalise(rc), fallback)
     return {"pool": p_pool, "run": p_run, "pool+run": (p_pool + p_run) / 2}[prior]
 
 
@@ -106,30 +126,101 @@ def batches(n: int, b: int, k: int) -> Iterator[tuple[int, int, int, int]]:
             yield t0, min(t0 + topics, n), i0, min(i0 + iters, b)
 
 
-def sample(judged: Judged, prior: str, streams: list[np.random.Generator],
-           t0: int, t1: int, i0: int, i1: int) -> Judged:
+@dataclass(frozen=True)
+class Draw:
+    """How one run's unjudged documents draw their grades: the prior, its uncertainty, the
+    seed, and the documents' keys (which couple the draws across runs)."""
+
+    prior: str
+    seed: int
+    keys: np.ndarray  # (n, depth) key of each ranked (topic, document); see strategies.keys
+    model: PositionModel | None = None  # the position prior's model (prior "position")
+    spread: float = 0.0  # sd of a per-(topic, iteration) shift of every log-odds
+    shared_spread: float = 0.0  # sd of a per-iteration shift shared by every topic
+    empty_run: str = "pool"  # the run prior of a ranking without judged documents
+    growth: Growth | None = None  # drawn documents that add to the normaliser
+
+
+def sample(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int) -> Judged:
     """Iterations i0..i1-1 of topics t0..t1-1 as one batch with a leading sample axis.
 
-    `judged` is already cut to the measure's cutoff; `streams` are the topics' generators,
-    consumed in iteration order, so any split of the iterations gives the same draws. Only the
-    unjudged cells are drawn and filled; the judged ones are copied.
+    `judged` is already cut to the measure's cutoff. Each unjudged document requests the
+    grades whose log-odds under the prior (shifted by this iteration's uncertainty) exceed
+    its logistic variate, a function of (seed, topic, document, iteration) only: the same
+    document gets the same request in every run, batch and worker. The requests are then
+    served from the grades the pool still has (`fill`), or, with `how.growth`, kept as drawn
+    and added to the normaliser. The judged cells are copied.
     """
     part = judged.topic_slice(t0, t1)
     g = part.grades
     rows, cols = np.nonzero(unknown(g))  # topic by topic, in rank order
     levels = max_grade(judged.pool) + 1
-    cdf = np.cumsum(priors(part, prior, levels), axis=-1)  # (n, levels)
+    if how.growth is not None:
+        levels = max(levels, how.growth.counts.shape[-1])
     m = i1 - i0
-    uniform = np.empty((m, rows.size))
-    counts = np.bincount(rows, minlength=t1 - t0)
-    at = 0
-    for t, c in enumerate(counts.tolist()):
-        if c:
-            uniform[:, at:at + c] = streams[t0 + t].random((m, c))
-            at += c
-    requested = np.zeros((m, rows.size), dtype=np.int8)
-    for r in range(levels - 1):  # grade = number of cumulative levels the draw reaches
-        requested += uniform >= cdf[rows, r]
     grades = np.repeat(g[None], m, axis=0)
-    grades[:, rows, cols] = _fill_cells(requested, rows, available(part, levels))
-    return part.with_grades(grades)
+    pool = how.growth.pool(part.pool, i0, i1, g.shape[-1]) if how.growth is not None else None
+    if rows.size:
+        keys = how.keys[t0:t1][rows, cols]
+        if how.prior == "position":
+            if how.model is None:
+                raise InvalidOptionError("the position prior needs a model of the runs")
+            index = {t: i for i, t in enumerate(how.model.topics)}
+            ti = np.array([index.get(t, -1) for t in part.topics], dtype=np.int64)
+            p = how.model.probabilities(ti[rows], keys, levels)
+        else:
+            p = priors(part, how.prior, levels, how.empty_run)[rows]
+        got = requests(keys, p, part.topics, rows, how, i0, i1)
+        grades[:, rows, cols] = got if pool is not None else _fill_cells(
+            got, rows, available(part, levels))
+    out = part.with_grades(grades)
+    return out if pool is None else replace(out, pool=pool)
+
+
+def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarray, how: Draw,
+             i0: int, i1: int) -> np.ndarray:
+    """(i1 - i0, cells) grade requested by each document `keys` (of topic topics[rows]) with
+    grade probabilities `p` (cells, levels) in iterations i0..i1-1."""
+    tails = np.cumsum(p[:, ::-1], axis=-1)[:, ::-1][:, 1:]  # (cells, grades >= 1)
+    if how.spread or how.shared_spread:
+        # in log-odds, where the prior's uncertainty shifts every threshold
+        threshold = _log_odds(tails)
+        variate = logistic(keys, how.seed, i0, i1)  # (m, cells)
+        variate -= _shifts(topics, how, i0, i1)[:, rows]
+    else:  # the same comparison without the logarithms: u < P(grade >= g)
+        threshold = tails
+        variate = uniforms(keys, how.seed, i0, i1)
+    got = np.zeros((i1 - i0, keys.size), dtype=np.int8)
+    for r in range(tails.shape[-1]):  # grade = number of upper tails the variate falls within
+        got += variate < threshold[None, :, r]
+    return got
+
+
+def pool_prior(pool: Pool, levels: int) -> np.ndarray:
+    """(n, levels) the pool prior: the grade distribution of each topic's judged documents."""
+    return _normalise(pool_counts(pool, levels).astype(np.float64))
+
+
+def _log_odds(p: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.log(p) - np.log1p(-np.minimum(p, 1.0))
+
+
+def _shifts(topics: list[str], how: Draw, i0: int, i1: int) -> np.ndarray:
+    """(iterations, topics) shift of every log-odds: the prior's uncertainty, one normal
+    variate per (topic, iteration) and one per iteration shared by all topics, both functions
+    of the seed and the names only (every run sees the same shifts)."""
+    return _shift_table(tuple(topics), how.seed, how.spread, how.shared_spread, i0, i1)
+
+
+@lru_cache(maxsize=16)
+def _shift_table(topics: tuple[str, ...], seed: int, spread: float, shared_spread: float,
+                 i0: int, i1: int) -> np.ndarray:
+    # cached: every run of an estimate asks for the same table, batch by batch
+    tk = combine(topic_keys(topics), name_key("topic-spread"))
+    out = spread * normals(tk, seed, i0, i1)
+    if shared_spread:
+        shared = normals(np.array([name_key("shared-spread")], np.uint64), seed, i0, i1)
+        out = out + shared_spread * shared
+    out.setflags(write=False)
+    return out

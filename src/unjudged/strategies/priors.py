@@ -6,21 +6,65 @@ strategy table and the command line can name them without loading numpy.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from unjudged.errors import InvalidOptionError
 
+if TYPE_CHECKING:
+    from unjudged.strategies.base import DrawOptions
+
 #: Where an unjudged document's grade is drawn from: the topic's judged documents, the ranking's,
-#: or their average.
-PRIORS = ("pool", "run", "pool+run")
+#: their average, or the document's position among the runs (unjudged.strategies.position).
+PRIORS = ("pool", "run", "pool+run", "position")
+#: The priors that depend on the document only (not on the run): the ones whose draws can add to
+#: a normaliser shared by every run.
+GROW_PRIORS = ("pool", "position")
+#: The run prior of a ranking without judged documents: grade 0 (the default, chosen by the
+#: calibration bench), or the pool's.
+EMPTY_RUN = ("zero", "pool")
 
 
 def check_prior(prior: str) -> None:
     """Refuse a prior that is not one of PRIORS.
 
     Example:
-        >>> check_prior("uniform")
+        >>> check_prior("uniform")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        unjudged.errors.InvalidOptionError: prior must be one of pool, run, pool+run, not 'uniform'
+        unjudged.errors.InvalidOptionError: prior must be one of pool, run, ..., not 'uniform'
     """
     if prior not in PRIORS:
         raise InvalidOptionError(f"prior must be one of {', '.join(PRIORS)}, not {prior!r}")
+
+
+def check_draw_options(options: DrawOptions) -> None:
+    """Refuse settings the bootstrap cannot draw with.
+
+    Example:
+        >>> from types import SimpleNamespace as S
+        >>> check_draw_options(S(prior="pool", spread=-1.0, shared_spread=0.0, empty_run="pool",
+        ...                      interval=0.9, grow=False))
+        Traceback (most recent call last):
+        ...
+        unjudged.errors.InvalidOptionError: spread must be >= 0, not -1.0
+    """
+    check_prior(options.prior)
+    for name in ("spread", "shared_spread"):
+        value = getattr(options, name)
+        if not value >= 0:
+            raise InvalidOptionError(f"{name} must be >= 0, not {value!r}")
+    if options.empty_run not in EMPTY_RUN:
+        raise InvalidOptionError(f"empty_run must be one of {', '.join(EMPTY_RUN)}, "
+                                 f"not {options.empty_run!r}")
+    if options.grow and options.prior not in GROW_PRIORS:
+        raise InvalidOptionError(f"growing normalisers needs a prior of the document "
+                                 f"({', '.join(GROW_PRIORS)}), not {options.prior!r}")
+    if not 0.0 < options.interval < 1.0:
+        raise InvalidOptionError(f"interval must lie strictly between 0 and 1, "
+                                 f"not {options.interval!r}")
+
+
+#: The defaults the calibration bench chose (docs/calibration.md).
+DEFAULT_PRIOR = "position"
+DEFAULT_SPREAD = 1.0
+DEFAULT_SHARED_SPREAD = 0.5

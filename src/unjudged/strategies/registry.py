@@ -81,7 +81,7 @@ class Registry:
 
         Example:
             >>> STRATEGIES.comparable()[2:]
-            ('upper', 'bootstrap:pool', 'bootstrap:run', 'bootstrap:pool+run')
+            ('upper', 'bootstrap:pool', 'bootstrap:run', 'bootstrap:pool+run', 'bootstrap:position')
         """
         fixed = [s.name for s in self if s.comparable and not s.random and len(s.columns) == 1]
         drawn = [f"{s.name}:{v}" for s in self if s.comparable and isinstance(s, Sampled)

@@ -37,6 +37,64 @@ def mode(samples: np.ndarray) -> np.ndarray:
     return s.ravel()[starts[first]].reshape(samples.shape[1:])
 
 
+#: seed 000's "most likely score" (the authors' code, webis-de/ECIR-23,
+#: parametrized_bootstrapping_model.py, BootstrappingBySelectingMostLikelyDataPoint): 20 bins of
+#: width 0.05 over the samples rescaled to [0, 1], right-closed ((0.05, 0.1] ...; the first
+#: takes 0), exactly these floats
+_ML_BORDERS = np.arange(5, 101, 5) / 100
+_ML_FLAT = 0.0001  # samples spanning at most this are one bin
+
+
+def _fullest_bins(samples: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """(b, cols) bool: of the `keep` samples of each column, rescaled to [0, 1] by their own
+    minimum and maximum and put in the 20 bins, those in a bin holding the most (every such bin
+    when several tie)."""
+    b, n = samples.shape
+    lo = np.where(keep, samples, np.inf).min(axis=0)
+    hi = np.where(keep, samples, -np.inf).max(axis=0)
+    span = hi - lo
+    flat = ~(span > _ML_FLAT)  # one bin, as in the authors' code (also: nothing kept)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scaled = (samples - lo) / np.where(flat, 1.0, span)
+    # the first border at or above the scaled value: bins are (b_{k-1}, b_k]
+    bins = np.searchsorted(_ML_BORDERS, np.where(keep & ~flat, scaled, 0.0), side="left")
+    bins = np.minimum(bins, len(_ML_BORDERS) - 1)  # kept samples never exceed 1; others: any
+    cells = np.arange(n) * len(_ML_BORDERS) + bins
+    counts = np.bincount(cells[keep], minlength=n * len(_ML_BORDERS)).reshape(n, -1)
+    fullest = counts.max(axis=1)
+    return keep & (counts[np.arange(n), bins] == fullest)
+
+
+def most_likely(samples: np.ndarray) -> np.ndarray:
+    """Seed 000's "most likely score" along axis 0: put the samples in 20 equal bins between
+    their minimum and maximum, keep the fullest bin(s), bin those kept again between their own
+    minimum and maximum, keep the fullest bin(s), and take the largest value kept (the authors'
+    procedure; samples spanning at most 0.0001 are one bin). NaN where there are no samples or
+    a sample is NaN. Unlike `mode` (the exact most frequent value) it is a value near the
+    histogram's peak, and from its top end.
+
+    Example: between 0 and 1 the bin (0.1, 0.15] holds five samples; binned again between
+    0.11 and 0.145, (0.11, 0.111) share the first bin, and the larger is the answer (the mode,
+    every value being drawn once, is the smallest, 0.0):
+        >>> s = np.array([0.0, 0.11, 0.111, 0.112, 0.14, 0.145, 1.0])[:, None]
+        >>> most_likely(s).tolist(), mode(s).tolist()
+        ([0.111], [0.0])
+        >>> most_likely(np.array([[0.2, 0.5], [0.2, 0.7], [0.9, 0.7]])).tolist()
+        [0.2, 0.7]
+        >>> most_likely(np.zeros((0, 2))).tolist()
+        [nan, nan]
+    """
+    if samples.shape[0] == 0 or samples.size == 0:
+        return np.full(samples.shape[1:], np.nan)
+    cols = samples.reshape(samples.shape[0], -1)
+    missing = np.isnan(cols).any(axis=0)
+    keep = ~np.isnan(cols) & ~missing
+    for _ in range(2):  # the authors bin twice
+        keep = _fullest_bins(cols, keep)
+    best = np.where(keep, cols, -np.inf).max(axis=0)
+    return np.where(missing, np.nan, best).reshape(samples.shape[1:])
+
+
 def summarise(samples: np.ndarray) -> np.ndarray:
     """(..., 9) statistics over axis 0 in the order of STATS."""
     std = samples.std(axis=0, ddof=1) if samples.shape[0] > 1 else np.zeros(samples.shape[1:])
@@ -45,8 +103,8 @@ def summarise(samples: np.ndarray) -> np.ndarray:
 
 
 def parse_point(point: str) -> str | float:
-    """'mean', 'mode', 'median' or a quantile written 'q0.75'."""
-    if point in ("mean", "mode", "median"):
+    """'mean', 'mode', 'most-likely', 'median' or a quantile written 'q0.75'."""
+    if point in ("mean", "mode", "most-likely", "median"):
         return point
     if point.startswith("q"):
         try:
@@ -55,8 +113,8 @@ def parse_point(point: str) -> str | float:
             q = -1.0
         if 0.0 <= q <= 1.0:
             return q
-    raise InvalidOptionError(f"point must be mean, mode, median or q<level> such as q0.75, "
-                     f"not {point!r}")
+    raise InvalidOptionError(f"point must be mean, mode, median or q<level> such as q0.75 "
+                             f"(or most-likely), not {point!r}")
 
 
 def point_estimate(samples: np.ndarray, point: str | float) -> np.ndarray:
@@ -65,6 +123,8 @@ def point_estimate(samples: np.ndarray, point: str | float) -> np.ndarray:
         return samples.mean(axis=0)
     if point == "mode":
         return mode(samples)
+    if point == "most-likely":
+        return most_likely(samples)
     if point == "median":
         return np.median(samples, axis=0)
     return np.quantile(samples, float(point), axis=0)
@@ -97,3 +157,23 @@ def cross_validated_quantile(samples: np.ndarray, truth: np.ndarray, groups: np.
         err[test] = np.quantile(samples[:, test], level, axis=0) - truth[test]
     level, _ = fit_quantile(samples, truth)
     return level, float(np.sqrt((err ** 2).mean())) if err.size else float("nan")
+
+
+def interval(samples: np.ndarray, level: float, point: np.ndarray) -> np.ndarray:
+    """(..., 2) equal-tailed interval of `level` over axis 0, widened where needed to contain
+    the point estimate (a mode or a fitted quantile may lie outside it); NaN where there are
+    no samples.
+
+    Example:
+        >>> s = np.arange(101, dtype=float)[:, None]
+        >>> interval(s, 0.9, np.array([50.0])).round(6).tolist()
+        [[5.0, 95.0]]
+        >>> interval(s, 0.9, np.array([99.0])).round(6).tolist()
+        [[5.0, 99.0]]
+    """
+    if samples.shape[0] == 0:
+        return np.full(samples.shape[1:] + (2,), np.nan)
+    tail = (1.0 - level) / 2.0
+    lo, hi = np.quantile(samples, [tail, 1.0 - tail], axis=0)
+    with np.errstate(invalid="ignore"):
+        return np.stack([np.fmin(lo, point), np.fmax(hi, point)], axis=-1)

@@ -74,6 +74,14 @@ def natural_topics(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["topic"] == "all", natural_key(str(r["topic"]))))
 
 
+def _orders_html(table, stem: str, rows: list[dict[str, Any]]) -> str:
+    """The pairs whose order is not settled, folded (there can be thousands)."""
+    n_rev = sum(r["order"] == "reversed" for r in rows)
+    return (f"<details><summary>{len(rows) - n_rev} pairs of runs in uncertain order, "
+            f"{n_rev} reversed</summary>" + table(stem, rows, T.ORDERS, mark=None)
+            + "</details>")
+
+
 def render_report(data, meta: dict[str, Any], progress=None) -> Page:
     """The page of `data` (unjudged.analysis.report_data.ReportData). `meta` has command, version,
     seed, b, elapsed (seconds) and inputs (file, sha256 dicts). `progress` (a tqdm bar or
@@ -113,7 +121,8 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
                      + fig(f"leaderboard-{s}", F.leaderboard_figure(rows, m),
                            f"{m}: bounds and bootstrap intervals per run")
                      + table(f"leaderboard-{s}", rows, T.leaderboard_columns(), row_class="run",
-                             mark="overlap"))
+                             mark="unsettled")
+                     + _orders_html(table, f"orders-{s}", data.orders.get(m, [])))
     leaderboard = "\n".join(parts)
     against = (f"each run against the baseline {html.escape(data.baseline)}"
                if data.baseline else "each run against the next one down the leaderboard")

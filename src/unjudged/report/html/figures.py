@@ -31,17 +31,17 @@ def png_bytes(fig) -> bytes:
 
 def leaderboard_figure(rows: list[dict[str, Any]], measure: str) -> bytes:
     """Per run (best on top): the [nonrel, upper] bounds as a thin line, the bootstrap 90%
-    interval as a bar (orange where it overlaps a neighbour's), the bootstrap point estimate
-    and the condensed score as marks."""
+    interval as a bar (orange where the run's order against a neighbour is uncertain or
+    reversed), the bootstrap point estimate and the condensed score as marks."""
     plt = pyplot()
     n = len(rows)
     fig, ax = plt.subplots(figsize=(8, 1.6 + 0.18 * n), layout="constrained")
     y = np.arange(n)[::-1]
     get = {k: np.array([r[k] for r in rows], dtype=float)
-           for k in ("nonrel", "upper", "p5", "p95", "bootstrap", "condensed")}
-    colour = ["tab:orange" if r["overlap"] else "tab:blue" for r in rows]
+           for k in ("nonrel", "upper", "lo", "hi", "bootstrap", "condensed")}
+    colour = ["tab:orange" if r["unsettled"] else "tab:blue" for r in rows]
     ax.hlines(y, get["nonrel"], get["upper"], color="0.55", lw=1, label="[nonrel, upper]")
-    ax.barh(y, get["p95"] - get["p5"], left=get["p5"], height=0.6, color=colour, alpha=0.6,
+    ax.barh(y, get["hi"] - get["lo"], left=get["lo"], height=0.6, color=colour, alpha=0.6,
             label="bootstrap 90% interval")
     ax.plot(get["bootstrap"], y, "k|", ms=8, label="bootstrap estimate")
     ax.plot(get["condensed"], y, "g.", ms=4, label="condensed")
@@ -51,13 +51,13 @@ def leaderboard_figure(rows: list[dict[str, Any]], measure: str) -> bytes:
     ax.set_xlabel(measure, fontsize=FONT)
     ax.grid(axis="x", lw=0.3)
     # zero-width intervals at the edge would sit on the frame: pad the range a little
-    ends = np.r_[get["nonrel"], get["p5"], get["upper"], get["p95"]]
+    ends = np.r_[get["nonrel"], get["lo"], get["upper"], get["hi"]]
     ends = ends[np.isfinite(ends)]  # a strategy that does not apply to a measure is NaN
     if ends.size:
         pad = 0.04 * (ends.max() - ends.min()) + 0.01
         ax.set_xlim(ends.min() - pad, ends.max() + pad)
     fig.legend(fontsize=FONT, loc="outside lower center", ncol=4, frameon=False)
-    ax.set_title(f"{measure}: orange bars overlap a neighbour's (ranks may swap)",
+    ax.set_title(f"{measure}: orange: the order against a neighbour is not settled",
                  fontsize=FONT + 1)
     return png_bytes(fig)
 

@@ -9,13 +9,19 @@ from typing import Any
 #: (key, heading) of each table, in display order. Keys are the unjudged.analysis.report_data row
 #: keys.
 LEADERBOARD_LEAD = [("rank", "rank"), ("run", "run"), ("score", "score"), ("judged", "Judged@k")]
-LEADERBOARD_TAIL = [("p5", "p5"), ("p95", "p95"), ("overlap", "overlap")]
+LEADERBOARD_TAIL = [("lo", "90% lo"), ("hi", "90% hi"), ("rank_lo", "rank 90% lo"),
+                    ("rank_hi", "rank 90% hi"), ("uncertain", "order uncertain vs"),
+                    ("reversed", "order reversed vs")]
 #: the built-in strategies' places: the lower end, the estimates, the upper end; strategies
 #: added to the table follow them
 _SHOWN_FIRST = ("nonrel", "condensed", "bootstrap", "upper")
 PAIRS = [("run", "run"), ("baseline", "against"), ("diff", "score diff"), ("p", "p"),
          ("assessment", "A_p"), ("assessment_diff", "judged diff"),
          ("p_assessment", "p (judged)"), ("case", "case"), ("weak", "weak")]
+#: pairs of runs whose order the bootstrap does not settle (report_data's `orders`)
+ORDERS = [("rank_a", "rank"), ("run_a", "run"), ("rank_b", "rank"), ("run_b", "against"),
+          ("p_a_better", "P(run > against)"), ("p_b_better", "P(against > run)"),
+          ("order", "order")]
 TOPICS = [("topic", "topic"), ("unjudged_mean", "unjudged share (mean over runs)"),
           ("unjudged_max", "unjudged share (max)"), ("bootstrap_std", "bootstrap std (mean)")]
 #: the columns holding p-values: printed by p_text, never as 0.0000
@@ -27,7 +33,8 @@ JUDGMENTS_TAIL = [("relevant", "relevant"), ("relevant_fraction", "relevant shar
 
 def leaderboard_columns() -> list[tuple[str, str]]:
     """Columns of the leaderboard: rank, run, score, Judged@k, every comparable strategy of the
-    table, the bootstrap interval and whether it overlaps a neighbour's.
+    table, the bootstrap's 90% interval of the score and of the rank, and with how many runs
+    the order is uncertain or reversed.
 
     Example:
         >>> [k for k, _ in leaderboard_columns()][4:8]

@@ -4,7 +4,7 @@ the distribution.
 
 Example:
     >>> Bootstrap().random, Bootstrap().variants
-    (True, ('pool', 'run', 'pool+run'))
+    (True, ('pool', 'run', 'pool+run', 'position'))
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from unjudged.strategies.base import AtCutoff, DrawOptions, Sampled
-from unjudged.strategies.priors import PRIORS, check_prior
+from unjudged.strategies.priors import PRIORS, check_draw_options
 
 if TYPE_CHECKING:
     import numpy as np
 
     from unjudged.measures import Measure
+
 
 class Bootstrap(Sampled):
     name = "bootstrap"
@@ -27,20 +28,20 @@ class Bootstrap(Sampled):
     from_pool = True
     variants = PRIORS
     note = ("# bootstrap: b={b}, prior={prior}, seed={seed}; value = {point} of the "
-            "distribution.")
+            "distribution; {interval} interval: its equal-tailed quantiles (uncertainty from the "
+            "unjudged documents only: the topics are fixed).")
 
     def check(self, options: DrawOptions) -> None:
-        check_prior(options.prior)
+        check_draw_options(options)
 
     def draw(self, at: AtCutoff, measures: list[Measure], cols: list[int], out: np.ndarray,
              options: DrawOptions) -> None:
         from unjudged.strategies import bootstrap as bs
 
         base = at.top
-        # every cutoff restarts the (run, topic) streams: a measure's samples do not depend
-        # on which other measures are estimated with it
-        streams = [bs.stream(options.seed, base.run_name, t) for t in base.topics]
+        how = bs.Draw(options.prior, options.seed, at.cell_keys(base.depth), at.model,
+                      options.spread, options.shared_spread, options.empty_run, at.growth)
         for t0, t1, i0, i1 in bs.batches(len(base.topics), options.b, base.depth):
-            batch = bs.sample(base, options.prior, streams, t0, t1, i0, i1)
+            batch = bs.sample(base, how, t0, t1, i0, i1)
             for col, m in zip(cols, measures, strict=True):
                 out[i0:i1, t0:t1, col] = m.compute(batch)

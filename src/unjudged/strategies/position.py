@@ -1,0 +1,261 @@
+"""The position-aware prior: how likely an unjudged document is relevant, from where the runs
+put it.
+
+Pools are built from the top of the pooled runs, so the documents nobody judged are mostly
+documents that no run ranked high, and they are far less often relevant than the pool's average
+document. Two facts about every (topic, document) that some run retrieved say where it sits:
+
+* ``best``: the best (smallest) rank any of the given runs gave it;
+* ``votes``: how many of the runs retrieved it within their top ``VOTE_DEPTH``.
+
+The judged documents show how the relevance rate falls with these two: a logistic model with one
+intercept per topic and slopes shared by all topics, fitted on every judged document that some
+run retrieved, is extrapolated to the unjudged ones (whose ranks lie below the pool's depth).
+Relevant grades split as the topic's judged relevant documents do.
+
+The model sees only the runs it is given: scoring many runs together, documents that only one
+run retrieved are told apart from documents that many runs agree on. With fewer than MIN_RUNS
+runs there is nothing to tell them apart by, and a run's own relevance rate by depth overestimates
+its unjudged documents (its judged ones are those other systems found too): the prior is then
+the topic's relevance rate among its judged documents, as with the pool prior.
+
+Example:
+    >>> from unjudged.io import read_qrels, read_run
+    >>> q = read_qrels({"t": {"a": 1, "b": 1, "c": 0, "d": 0}})
+    >>> ranking = {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0, "x": 0.5}
+    >>> runs = [read_run({"t": ranking}, name=f"r{i}") for i in range(5)]
+    >>> m = PositionModel.build(runs, q)
+    >>> p = m.grade_probabilities(["t", "t"], run_keys(runs[0], ["t"])[0, [0, 4]], levels=2)
+    >>> bool(p[0, 1] > p[1, 1])  # the top document is likelier relevant than the one at rank 5
+    True
+    >>> alone = PositionModel.build(runs[:1], q)  # one run: the pool's rate, 1/2
+    >>> alone.grade_probabilities(["t"], run_keys(runs[0], ["t"])[0, [4]], levels=2).round(2)
+    array([[0.5, 0.5]])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from unjudged.data.judged import _ramp
+from unjudged.data.qrels import Qrels
+from unjudged.data.run import Run
+from unjudged.strategies.keys import combine, name_key, string_keys
+
+VOTE_DEPTH = 100  #: a run "votes" for the documents in its top 100
+MIN_RUNS = 5  #: with fewer runs the prior is the pool's relevance rate (see PositionModel.build)
+_NEWTON_STEPS = 30
+_RIDGE = 1.0  # a N(0, 1) prior on each slope: finite when a feature does not vary (one run:
+#   votes = 1) or separates a handful of judged documents; negligible with thousands of them
+
+
+def topic_keys(topics: Sequence[str]) -> np.ndarray:
+    return np.array([name_key("topic", t) for t in topics], dtype=np.uint64)
+
+
+def run_keys(run: Run, topics: Sequence[str], depth: int | None = None) -> np.ndarray:
+    """(len(topics), depth) key of each ranked (topic, document) of `run`, 0 past a ranking's
+    end or for topics the run lacks; `depth` defaults to the run's longest ranking."""
+    lengths = run.lengths()
+    idx = run.topic_codes(list(topics))
+    have = idx >= 0
+    n = len(topics)
+    width = int(lengths.max(initial=0)) if depth is None else depth
+    out = np.zeros((n, max(width, 1)), dtype=np.uint64)
+    if not have.any() or width == 0:
+        return out
+    docs = string_keys(run.docno)
+    tk = topic_keys(topics)
+    for t in np.flatnonzero(have):  # a loop per topic, vectorised over its documents
+        a = int(run.offsets[idx[t]])
+        k = min(int(lengths[idx[t]]), out.shape[1])
+        out[t, :k] = combine(tk[t], docs[a:a + k])
+    return out
+
+
+@dataclass(frozen=True)
+class PositionModel:
+    """Where each retrieved (topic, document) sits among the runs, and the fitted relevance
+    model (see the module's docstring)."""
+
+    keys: np.ndarray  # sorted unique (topic, document) keys retrieved by some run
+    topic: np.ndarray  # the index in `topics` of each key's topic
+    best: np.ndarray  # their best rank (1-based)
+    votes: np.ndarray  # runs retrieving them within VOTE_DEPTH
+    topics: list[str]
+    intercept: np.ndarray  # (topics,) logit of relevance at the features' origin
+    slope: np.ndarray  # (2,) on log2(best) and log2(1 + votes)
+    split: np.ndarray  # (topics, levels) share of each grade among judged relevant documents
+    rel_level: int
+
+    @classmethod
+    def build(cls, runs: Sequence[Run], qrels: Qrels, rel_level: int = 1,
+              depth: int | None = None) -> PositionModel:
+        """Features from `runs` (cut to `depth` if given), model fitted on `qrels`' judged
+        documents that some run retrieved."""
+        topics = list(qrels.topics)
+        tk = topic_keys(topics)
+        tindex = {t: i for i, t in enumerate(topics)}
+        parts_k, parts_r, parts_t = [], [], []
+        for run in runs:  # vectorised over each run's rows
+            lengths = run.lengths()
+            mine = np.array([tindex.get(t, -1) for t in run.topics], dtype=np.int64)
+            row_topic = np.repeat(mine, lengths)
+            rank = _ramp(lengths) + 1
+            keep = row_topic >= 0
+            if depth is not None:
+                keep &= rank <= depth
+            docs = string_keys(run.docno)
+            parts_k.append(combine(tk[row_topic[keep]], docs[keep]))
+            parts_r.append(rank[keep].astype(np.int32))
+            parts_t.append(row_topic[keep].astype(np.int32))
+        keys = np.concatenate(parts_k) if parts_k else np.zeros(0, np.uint64)
+        ranks = np.concatenate(parts_r) if parts_r else np.zeros(0, np.int32)
+        owner = np.concatenate(parts_t) if parts_t else np.zeros(0, np.int32)
+        order = np.argsort(keys)
+        keys, ranks, owner = keys[order], ranks[order], owner[order]
+        first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if keys.size else \
+            np.zeros(0, np.int64)
+        ukeys = keys[first]
+        best = np.minimum.reduceat(ranks, first) if keys.size else np.zeros(0, np.int32)
+        votes = (np.add.reduceat((ranks <= VOTE_DEPTH).astype(np.int32), first) if keys.size
+                 else np.zeros(0, np.int32))
+        levels = max(int(qrels.key_grades.max(initial=0)) + 1, rel_level + 1, 2)
+        intercept, slope, split = _fit(qrels, topics, tk, ukeys, best, votes, rel_level,
+                                       levels)
+        if len(runs) < MIN_RUNS:
+            # too few runs to tell the documents they agree on from the rest: a run's own judged
+            # documents are the ones other systems also found (pooled), so its rate by depth
+            # overestimates its unjudged ones (leave-one-group-out, docs/calibration.md); use
+            # the pool's rate, as the pool prior does
+            intercept, slope = _pool_rate(qrels, topics, rel_level), np.zeros(2)
+        return cls(ukeys, owner[first], best, votes, topics, intercept, slope, split, rel_level)
+
+    def judged_keys(self, qrels: Qrels) -> np.ndarray:
+        """Sorted keys of `qrels`' judged (grade >= 0) documents of this model's topics."""
+        keys, _, _ = _judged(qrels, self.topics, topic_keys(self.topics))
+        return np.sort(keys)
+
+    def features(self, keys: np.ndarray) -> np.ndarray:
+        """(cells, 2) features of documents by key; documents no run retrieved sit one past
+        the deepest rank seen, with no votes."""
+        at = np.searchsorted(self.keys, keys)
+        at = np.minimum(at, max(self.keys.size - 1, 0))
+        found = (self.keys[at] == keys) if self.keys.size else np.zeros(keys.shape, bool)
+        deepest = int(self.best.max(initial=0)) + 1
+        best = np.where(found, self.best[at] if self.keys.size else deepest, deepest)
+        votes = np.where(found, self.votes[at] if self.keys.size else 0, 0)
+        return _design(best, votes)
+
+    def grade_probabilities(self, topics: Sequence[str], keys: np.ndarray,
+                            levels: int) -> np.ndarray:
+        """(cells, levels) probability of each grade for documents `keys` of `topics`
+        (one topic per cell)."""
+        index = {t: i for i, t in enumerate(self.topics)}
+        ti = np.array([index.get(t, -1) for t in topics], dtype=np.int64)
+        return self.probabilities(ti, keys, levels)
+
+    def probabilities(self, topic_index: np.ndarray, keys: np.ndarray,
+                      levels: int) -> np.ndarray:
+        """grade_probabilities with topics given by index into `self.topics` (-1: unknown
+        topic, which draws grade 0)."""
+        x = self.features(keys)
+        known = topic_index >= 0
+        ti = np.where(known, topic_index, 0)
+        eta = self.intercept[ti] + x @ self.slope if self.intercept.size else \
+            np.full(keys.shape, -np.inf)
+        p_rel = np.where(known, 1.0 / (1.0 + np.exp(-eta)), 0.0)
+        out = np.zeros(keys.shape + (levels,))
+        split = self.split[ti] if self.split.size else np.zeros(keys.shape + (levels,))
+        width = min(levels, split.shape[-1])
+        out[:, :width] = p_rel[:, None] * split[:, :width]
+        out[:, 0] += 1.0 - p_rel
+        return out
+
+
+def _judged(qrels: Qrels, topics: list[str], tk: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(key, topic index, grade) of every judged (grade >= 0) document of `topics`."""
+    if len(qrels) == 0:
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    ndocs = len(qrels.docs)
+    doc_hash = string_keys(qrels.docs)
+    ours = qrels.topic_codes(topics)  # qrels topic code of each of our topics
+    mine = np.full(len(qrels.topics), -1, dtype=np.int64)
+    mine[ours[ours >= 0]] = np.flatnonzero(ours >= 0)
+    t = mine[qrels.key_topic]
+    g = qrels.key_grades.astype(np.int64)
+    ok = (t >= 0) & (g >= 0)
+    t, g = t[ok], g[ok]
+    return combine(tk[t], doc_hash[qrels.keys[ok] % ndocs]), t, g
+
+
+def _pool_rate(qrels: Qrels, topics: list[str], rel_level: int) -> np.ndarray:
+    """(topics,) log-odds of relevance among each topic's judged documents (Laplace)."""
+    _, t, g = _judged(qrels, topics, topic_keys(topics))
+    rel = np.bincount(t, weights=(g >= rel_level).astype(float), minlength=len(topics))
+    total = np.bincount(t, minlength=len(topics)).astype(float)
+    return np.log((rel + 0.5) / (total - rel + 0.5))
+
+
+def _design(best: np.ndarray, votes: np.ndarray) -> np.ndarray:
+    return np.stack([np.log2(np.maximum(best, 1)), np.log2(1.0 + votes)], axis=-1)
+
+
+def _fit(qrels: Qrels, topics: list[str], tk: np.ndarray, ukeys: np.ndarray, best: np.ndarray,
+         votes: np.ndarray, rel_level: int, levels: int
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-topic intercepts and shared slopes by Newton's method on the judged documents
+    that some run retrieved; one pseudo-relevant and one pseudo-non-relevant document per
+    topic at the topic's mean features (weight 1/2 each) keep every intercept finite."""
+    n_t = len(topics)
+    split = np.zeros((n_t, levels))
+    split[:, -1] = 1.0
+    if n_t == 0 or len(qrels) == 0:
+        return np.zeros(n_t), np.zeros(2), split
+    k, t, g = _judged(qrels, topics, tk)
+    for i in range(n_t):
+        rel = g[(t == i) & (g >= rel_level)]
+        counts = np.bincount(np.minimum(rel, levels - 1), minlength=levels).astype(float)
+        counts[:rel_level] = 0.0
+        counts[rel_level:] += 0.5 / (levels - rel_level)  # Laplace over the relevant grades
+        split[i] = counts / counts.sum()
+    at = np.minimum(np.searchsorted(ukeys, k), max(ukeys.size - 1, 0))
+    seen = (ukeys[at] == k) if ukeys.size else np.zeros(k.shape, bool)
+    t, g, at = t[seen], g[seen], at[seen]
+    x = _design(best[at], votes[at]) if at.size else np.zeros((0, 2))
+    y = (g >= rel_level).astype(float)
+    centre = x.mean(axis=0) if x.size else np.zeros(2)
+    x = x - centre  # centred slopes: the intercepts stay near the topics' rates while fitting
+    cnt = np.bincount(t, minlength=n_t).astype(float)
+    mean_x = np.stack([np.bincount(t, weights=x[:, j], minlength=n_t) / np.maximum(cnt, 1)
+                       for j in range(2)], axis=1)
+    t = np.concatenate([t, np.arange(n_t), np.arange(n_t)])
+    x = np.concatenate([x, mean_x, mean_x])
+    y = np.concatenate([y, np.ones(n_t), np.zeros(n_t)])
+    w = np.concatenate([np.ones(at.size), np.full(2 * n_t, 0.5)])
+    beta = np.zeros(n_t + 2)
+    diag = np.arange(n_t)
+    for _ in range(_NEWTON_STEPS):
+        p = 1.0 / (1.0 + np.exp(-(beta[t] + x @ beta[n_t:])))
+        r = w * (y - p)
+        v = w * p * (1.0 - p)
+        grad = np.concatenate([np.bincount(t, weights=r, minlength=n_t), x.T @ r])
+        grad[n_t:] -= _RIDGE * beta[n_t:]
+        h_ts = np.stack([np.bincount(t, weights=v * x[:, j], minlength=n_t) for j in range(2)],
+                        axis=1)
+        hess = np.zeros((n_t + 2, n_t + 2))
+        hess[diag, diag] = np.bincount(t, weights=v, minlength=n_t)
+        hess[:n_t, n_t:] = h_ts
+        hess[n_t:, :n_t] = h_ts.T
+        hess[n_t:, n_t:] = (x * v[:, None]).T @ x + _RIDGE * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        beta += step
+        if np.abs(step).max() < 1e-9:
+            break
+    slope = beta[n_t:]
+    # undo the centring: eta = a_t + (x - c) . s = (a_t - c . s) + x . s
+    return beta[:n_t] - centre @ slope, slope, split

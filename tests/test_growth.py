@@ -1,0 +1,70 @@
+"""Growing normalisers (`--grow`): drawn relevant documents add to the ideal ranking and to R,
+the same in every run and consistent with the run's own draws; and the position prior."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from unjudged.engine.estimate import EstimateSettings, estimate_all
+from unjudged.errors import InvalidOptionError
+from unjudged.io import read_qrels, read_run
+from unjudged.measures import parse_measures
+from unjudged.strategies.position import MIN_RUNS, PositionModel, run_keys
+
+NO_SPREAD = {"spread": 0.0, "shared_spread": 0.0}
+
+
+def test_ap_with_a_growing_number_of_relevant_documents():
+    # x (unjudged) above a (relevant); the pool prior draws x relevant with probability 1/2.
+    # Without growth x could only take a relevant grade the run left in the pool: none, so AP
+    # is 1/2 in every draw. With growth, x relevant makes R = 2 and AP = (1/1 + 2/2) / 2 = 1.
+    q = read_qrels({"t": {"a": 1, "b": 0}})
+    run = read_run({"t": {"x": 2.0, "a": 1.0}}, name="r")
+    ms = parse_measures("AP,nDCG")
+    fixed = estimate_all([run], q, ms, EstimateSettings(methods=("bootstrap",), b=2000,
+                                                        prior="pool", keep_samples=True,
+                                                        **NO_SPREAD))
+    assert set(np.unique(fixed.runs[0].samples[:, 0, 0])) == {0.5}
+    grown = estimate_all([run], q, ms, EstimateSettings(methods=("bootstrap",), b=2000,
+                                                        prior="pool", grow=True,
+                                                        keep_samples=True, **NO_SPREAD))
+    ap = grown.runs[0].samples[:, 0, 0]
+    ndcg = grown.runs[0].samples[:, 0, 1]
+    assert set(np.unique(ap)) == {0.5, 1.0}
+    assert ap.mean() == pytest.approx(0.75, abs=0.03)
+    # the same draw decides both: x relevant gives AP 1 and nDCG 1 (both documents relevant,
+    # in the ideal order); x not relevant gives AP 1/2 and nDCG 1/log2(3)
+    np.testing.assert_allclose(ndcg[ap == 1.0], 1.0)
+    np.testing.assert_allclose(ndcg[ap == 0.5], 1 / np.log2(3))
+
+
+def test_growth_is_shared_by_every_run():
+    # r2 does not retrieve x, but x (retrieved by r1) grows R for r2 too, in the same draws
+    q = read_qrels({"t": {"a": 1, "b": 0}})
+    r1 = read_run({"t": {"x": 2.0, "a": 1.0}}, name="r1")
+    r2 = read_run({"t": {"a": 2.0, "b": 1.0}}, name="r2")
+    est = estimate_all([r1, r2], q, parse_measures("AP"),
+                       EstimateSettings(methods=("bootstrap",), b=1000, prior="pool",
+                                        grow=True, keep_samples=True, **NO_SPREAD))
+    a1, a2 = (r.samples[:, 0, 0] for r in est.runs)
+    # r2's AP is 1 (R = 1) or 1/2 (R = 2) exactly when r1's x was drawn non-relevant / relevant
+    np.testing.assert_array_equal(a2 == 0.5, a1 == 1.0)
+
+
+def test_grow_needs_a_prior_of_the_document():
+    with pytest.raises(InvalidOptionError, match="growing normalisers"):
+        EstimateSettings(prior="pool+run", grow=True)
+
+
+def test_position_prior_falls_back_to_the_pool_rate_with_few_runs():
+    q = read_qrels({"t": {"a": 1, "b": 1, "c": 0, "d": 0}})
+    ranking = {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0, "x": 0.5}
+    runs = [read_run({"t": ranking}, name=f"r{i}") for i in range(MIN_RUNS)]
+    keys = run_keys(runs[0], ["t"])[0]
+    few = PositionModel.build(runs[:MIN_RUNS - 1], q)
+    # 2 relevant of 4 judged, Laplace: (2 + 1/2) / (2 + 1/2 + 2 + 1/2) = 1/2, for every document
+    np.testing.assert_allclose(few.grade_probabilities(["t"] * 5, keys, 2)[:, 1], 0.5)
+    many = PositionModel.build(runs, q)
+    p = many.grade_probabilities(["t"] * 5, keys, 2)[:, 1]
+    assert p[0] > p[4]  # with enough runs, depth matters
