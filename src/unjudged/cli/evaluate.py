@@ -289,9 +289,9 @@ def measures_cmd(name, width) -> None:
 DEMO_B = 10_000
 #: One line on the demo's estimate columns, with where they are explained.
 DEMO_LEGEND = ("nonrel: unjudged counted non-relevant (trec_eval); condensed: unjudged removed; "
-               "upper: the comparable upper bound; bootstrap: mean and 5-95% of b draws of the "
-               "unjudged grades; guaranteed_*: bounds whatever the true grades (not comparable). "
-               "See docs/unjudged-documents.md.")
+               "upper: the comparable upper bound; bootstrap: mean and 90% interval of b draws "
+               "of the unjudged grades; guaranteed_*: bounds whatever the true grades (not "
+               "comparable). See docs/unjudged-documents.md and docs/calibration.md.")
 
 
 @main.command("demo")
