@@ -95,8 +95,8 @@ def sha256_of(path: str) -> str:
 
 def run_samples(est: Estimates, i: int) -> np.ndarray | None:
     """(b, runs) per-iteration run-level bootstrap value of measure i, every run's iteration j
-    from the same draw (RunEstimate.run_samples, else the mean of kept samples); None when a
-    run has neither, or a value is missing (a measure the bootstrap does not apply to).
+    from the same draw (Estimates.run_draws); None when a run has no draws, or a value is
+    missing (a measure the bootstrap does not apply to).
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
@@ -107,29 +107,13 @@ def run_samples(est: Estimates, i: int) -> np.ndarray | None:
         >>> s.shape, s[:, 0].tolist()  # run a's top document is judged relevant: 1 every time
         ((3, 2), [1.0, 1.0, 1.0])
     """
-    from unjudged.engine.results import aggregate_measures
+    from unjudged.errors import InvalidOptionError
 
-    cols = []
-    for r in est.runs:
-        per_iter = getattr(r, "run_samples", None)
-        if per_iter is None and r.samples is not None:
-            per_iter = aggregate_measures(r.samples, r.measures)
-        if per_iter is None:
-            return None
-        cols.append(per_iter[:, i])
-    s = np.stack(cols, axis=1) if cols else np.zeros((est.b, 0))
+    try:
+        s = est.run_draws(i)
+    except InvalidOptionError:
+        return None
     return s if np.isfinite(s).all() else None
-
-
-def _interval(r, i: int, level: float) -> tuple[float, float]:
-    """The run-level interval the estimate reports (lo, hi), else its equal-tailed percentiles."""
-    lohi = getattr(r, "run_lohi", None)
-    if lohi is not None:
-        return float(lohi[i, 0]), float(lohi[i, 1])
-    _, run_stats, _, _ = r.drawn()
-    tail = round(100 * (1 - level) / 2)
-    return (float(run_stats[i, STATS.index(f"p{tail}")]),
-            float(run_stats[i, STATS.index(f"p{100 - tail}")]))
 
 
 def _leaderboard(est: Estimates, res, judged, i: int, k: int,
@@ -148,7 +132,8 @@ def _leaderboard(est: Estimates, res, judged, i: int, k: int,
     rows = []
     for r, rr, jr in zip(est.runs, res.runs, judged.runs, strict=True):
         _, _, _, run_point = r.drawn()
-        lo, hi = _interval(r, i, level)
+        assert r.run_lohi is not None  # set with the draws, of `level` (build_report asks)
+        lo, hi = (float(v) for v in r.run_lohi[i])
         row = {"run": r.run, "score": float(rr.summary[i]), "judged": float(jr.summary[k]),
                **{s: float(r.summary(s)[i]) for s in fills},
                **{s: float(run_point[i]) for s in drawn}, "lo": lo, "hi": hi}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,13 +22,7 @@ from unjudged.strategies.growth import Growth
 from unjudged.strategies.position import PositionModel, run_keys
 from unjudged.strategies.priors import DEFAULT_PRIOR, DEFAULT_SHARED_SPREAD, DEFAULT_SPREAD
 from unjudged.strategies.registry import BASELINE, STRATEGIES
-from unjudged.strategies.summaries import (
-    STATS,
-    interval,
-    parse_point,
-    point_estimate,
-    summarise,
-)
+from unjudged.strategies.summaries import STATS, describe, parse_point
 
 if TYPE_CHECKING:
     from unjudged.parallel import Executor
@@ -150,9 +144,10 @@ class Estimates:
                             yield {"run": r.run, "topic": topic, "measure": m.name,
                                    "method": method, **row}
 
-    def _run_samples(self, i: int) -> np.ndarray:
+    def run_draws(self, i: int) -> np.ndarray:
         """(b, runs) run-level samples of measure i, every run drawn with the same coupled
-        draws (iteration by iteration)."""
+        draws (iteration by iteration); InvalidOptionError when no random strategy was
+        estimated."""
         missing = [r.run for r in self.runs if r.run_samples is None]
         if missing:
             raise InvalidOptionError(f"run {missing[0]}: no random strategy was estimated")
@@ -167,7 +162,7 @@ class Estimates:
         names = [r.run for r in self.runs]
         out: list[dict[str, Any]] = []
         for i, m in enumerate(self.runs[0].measures if self.runs else []):
-            out += pair_rows(names, m.name, self._run_samples(i))
+            out += pair_rows(names, m.name, self.run_draws(i))
         return out
 
     def rank_intervals(self, level: float | None = None) -> dict[str, np.ndarray]:
@@ -176,7 +171,7 @@ class Estimates:
         from unjudged.engine.pairs import rank_intervals
 
         lvl = self.interval if level is None else level
-        return {m.name: rank_intervals(self._run_samples(i), lvl)
+        return {m.name: rank_intervals(self.run_draws(i), lvl)
                 for i, m in enumerate(self.runs[0].measures if self.runs else [])}
 
     def to_pandas(self, per_topic: bool = True):
@@ -274,10 +269,10 @@ def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
 
 def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: EstimateSettings,
                   *, pool: Pool | None = None, judged: Judged | None = None,
-                  model: PositionModel | None = None, growth: Growth | None = None
-                  ) -> RunEstimate:
-    """estimate_run with its settings as one object. `model` is the position prior's model
-    of all the runs estimated together (built from this run alone when not given).
+                  context: DrawContext | None = None) -> RunEstimate:
+    """estimate_run with its settings as one object. `context` holds what random strategies
+    share across all the runs estimated together (`draw_context`; built from this run alone
+    when not given).
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
@@ -301,14 +296,11 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
     sampled = [s for s in chosen if isinstance(s, Sampled)]
     samples = np.full((b, n, nm), np.nan) if sampled else None
     keys = run_keys(run, judged.topics, judged.depth) if sampled else None
-    if sampled and (settings.prior == "position" or settings.grow) and model is None:
-        model = PositionModel.build([run], qrels, settings.policies.rel_level,
-                                    settings.policies.depth)
-    if sampled and settings.grow and growth is None and model is not None:
-        growth = growth_of(model, qrels, measures, settings)
+    if context is None:
+        context = draw_context([run], qrels, measures, settings)
     once: dict[str, tuple[Judged, ...]] = {}  # rankings that do not depend on the cutoff
     for k, idx in _by_cutoff(measures).items():
-        at = AtCutoff(judged, k, fill.top(judged, k), keys, model, growth)
+        at = AtCutoff(judged, k, fill.top(judged, k), keys, context.model, context.growth)
         # each strategy's rankings are built once per cutoff, when some measure needs them
         here: dict[str, tuple[Judged, ...]] = {}
         for i in idx:
@@ -325,13 +317,9 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
                 d.draw(at, [measures[i] for i in todo], todo, samples, settings)
     out = RunEstimate(run.name, judged.topics, measures, points, nonrel=plain)
     if samples is not None:
-        out.stats = summarise(samples)
-        out.point = point_estimate(samples, how)
-        out.lohi = interval(samples, settings.interval, out.point)
+        out.stats, out.point, out.lohi = describe(samples, how, settings.interval)
         per_iter = aggregate_measures(samples, measures)  # (b, measures)
-        out.run_stats = summarise(per_iter)
-        out.run_point = point_estimate(per_iter, how)
-        out.run_lohi = interval(per_iter, settings.interval, out.run_point)
+        out.run_stats, out.run_point, out.run_lohi = describe(per_iter, how, settings.interval)
         out.run_samples = per_iter
         if settings.keep_samples:
             out.samples = samples
@@ -346,14 +334,10 @@ def growth_of(model: PositionModel, qrels: Qrels, measures: list[Measure],
               settings: EstimateSettings) -> Growth:
     """The drawn grade counts that grow the normalisers: every unjudged document some run
     retrieves within GROW_DEPTH (or the deepest cutoff of the measures)."""
-    from unjudged.strategies.bootstrap import Draw
-
     # a deeper collection's normaliser counts relevant documents below any cutoff of ours
     depth = max([GROW_DEPTH] + [m.cutoff for m in measures if m.cutoff is not None])
     levels = max(int(qrels.key_grades.max(initial=0)) + 1, 2)
-    how = Draw(settings.prior, settings.seed, np.zeros((0, 0), np.uint64), model,
-               settings.spread, settings.shared_spread, settings.empty_run)
-    return Growth.build(model, qrels, how, levels, depth, settings.b)
+    return Growth.build(model, qrels, settings, levels, depth, settings.b)
 
 
 def _rankings(s: Fill, at: AtCutoff, once: dict[str, tuple[Judged, ...]],
@@ -421,8 +405,24 @@ class _Shared:
     measures: list[Measure]
     pools: dict[tuple[str, ...], Pool]
     settings: EstimateSettings
-    model: PositionModel | None = None
-    growth: Growth | None = None
+    context: DrawContext
+
+
+def draw_context(runs: Sequence[Run], qrels: Qrels, measures: list[Measure],
+                 settings: EstimateSettings) -> DrawContext:
+    """The position prior's model of `runs` and the grown normalisers, where the settings'
+    random strategies need them (an empty context otherwise)."""
+    if not _shares_context(settings):
+        return DrawContext()
+    pol = settings.policies
+    model = PositionModel.build(runs, qrels, pol.rel_level, pol.depth)
+    return DrawContext(model, growth_of(model, qrels, measures, settings) if settings.grow
+                       else None)
+
+
+def _shares_context(settings: EstimateSettings) -> bool:
+    return ((settings.prior == "position" or settings.grow)
+            and any(STRATEGIES[m].random for m in settings.methods))
 
 
 def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
@@ -449,15 +449,12 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
             pools[key] = Pool.build(qrels, list(key), policies.negative)
         return key
 
-    model, growth = (context.model, context.growth) if context is not None else (None, None)
-    if (context is None and (settings.prior == "position" or settings.grow)
-            and any(STRATEGIES[m].random for m in settings.methods)):
-        # the position prior and growing normalisers look at every run at once: they are all
-        # held in memory
+    if context is None and _shares_context(settings):
+        # the position prior and growing normalisers look at every run at once: the runs are
+        # then all held in memory (otherwise they stream through, one at a time)
         runs = list(runs)
-        model = PositionModel.build(runs, qrels, policies.rel_level, policies.depth)
-        if settings.grow:
-            growth = growth_of(model, qrels, measures, settings)
+        context = draw_context(runs, qrels, measures, settings)
+    context = context or DrawContext()
     if executor is None or isinstance(executor, SerialExecutor):
         # one run at a time, as they are read, so only one is ever held in memory
         from unjudged.parallel import progress_bar
@@ -466,22 +463,22 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         with progress_bar(None, desc, unit="runs") as bar:
             for run in runs:
                 out.append(estimate_with(run, qrels, measures, settings,
-                                         pool=pools[pool_of(run)], model=model, growth=growth))
+                                         pool=pools[pool_of(run)], context=context))
                 bar.update()
     else:
         runs = list(runs)
         for run in runs:
             pool_of(run)
         out = executor.map(_estimate_task, runs, desc=desc, chunksize=1,
-                           shared=_Shared(qrels, measures, pools, settings, model, growth))
+                           shared=_Shared(qrels, measures, pools, settings, context))
     return Estimates(out, settings.methods, settings.prior, settings.b, settings.seed,
-                     settings.point, settings.interval, DrawContext(model, growth))
+                     settings.point, settings.interval, context)
 
 
 def _estimate_task(shared: _Shared, run: Run) -> RunEstimate:
     key = tuple(evaluated_topics(run, shared.qrels, shared.settings.policies.complete))
     return estimate_with(run, shared.qrels, shared.measures, shared.settings,
-                         pool=shared.pools[key], model=shared.model, growth=shared.growth)
+                         pool=shared.pools[key], context=shared.context)
 
 
 def strategy_results(est: Estimates, method: str):

@@ -324,13 +324,9 @@ def calibrate_blocks(blocks: Sequence[tuple[Sequence[Run], Qrels]], truth: Qrels
 def _context(model_runs: Sequence[Run] | None, pool: Qrels, ms: list[Measure], s: Any) -> Any:
     """The draws' shared context built from `model_runs` on this block's pool (None: the
     estimate builds its own from the block's runs)."""
-    from unjudged.engine.estimate import DrawContext, growth_of
-    from unjudged.strategies.position import PositionModel
+    from unjudged.engine.estimate import draw_context
 
-    if model_runs is None or not (s.prior == "position" or s.grow):
-        return None
-    model = PositionModel.build(model_runs, pool, s.policies.rel_level, s.policies.depth)
-    return DrawContext(model, growth_of(model, pool, ms, s) if s.grow else None)
+    return None if model_runs is None else draw_context(model_runs, pool, ms, s)
 
 
 def _topics(blocks: Sequence[tuple[Sequence[Run], Qrels]]) -> list[str]:

@@ -30,7 +30,7 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -64,10 +64,9 @@ def priors(judged: Judged, prior: str, levels: int, empty_run: str = "pool") -> 
     without any judged document draws 0.
     """
     check_prior(prior)
-    pc = pool_counts(judged.pool, levels).astype(np.float64)
     rc = ranking_counts(judged.grades, levels).astype(np.float64)
-    p_pool = _normalise(pc)
-    fallback = p_pool if empty_run == "pool" else _normalise(np.zeros_like(pc))
+    p_pool = pool_prior(judged.pool, levels)
+    fallback = p_pool if empty_run == "pool" else _normalise(np.zeros_like(p_pool))
     p_run = np.where(rc.sum(axis=-1, keepdims=True) > 0, _normalise(rc), fallback)
     return {"pool": p_pool, "run": p_run, "pool+run": (p_pool + p_run) / 2}[prior]
 
@@ -126,6 +125,23 @@ def batches(n: int, b: int, k: int) -> Iterator[tuple[int, int, int, int]]:
             yield t0, min(t0 + topics, n), i0, min(i0 + iters, b)
 
 
+class Drawing(Protocol):
+    """What a grade request reads: the prior and its uncertainty, and the seed (a Draw, or the
+    engine's EstimateSettings)."""
+
+    @property
+    def prior(self) -> str: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def spread(self) -> float: ...
+
+    @property
+    def shared_spread(self) -> float: ...
+
+
 @dataclass(frozen=True)
 class Draw:
     """How one run's unjudged documents draw their grades: the prior, its uncertainty, the
@@ -165,9 +181,7 @@ def sample(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int) -> Jud
         if how.prior == "position":
             if how.model is None:
                 raise InvalidOptionError("the position prior needs a model of the runs")
-            index = {t: i for i, t in enumerate(how.model.topics)}
-            ti = np.array([index.get(t, -1) for t in part.topics], dtype=np.int64)
-            p = how.model.probabilities(ti[rows], keys, levels)
+            p = how.model.probabilities(how.model.topic_codes(part.topics)[rows], keys, levels)
         else:
             p = priors(part, how.prior, levels, how.empty_run)[rows]
         got = requests(keys, p, part.topics, rows, how, i0, i1)
@@ -177,8 +191,8 @@ def sample(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int) -> Jud
     return out if pool is None else replace(out, pool=pool)
 
 
-def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarray, how: Draw,
-             i0: int, i1: int) -> np.ndarray:
+def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarray,
+             how: Drawing, i0: int, i1: int) -> np.ndarray:
     """(i1 - i0, cells) grade requested by each document `keys` (of topic topics[rows]) with
     grade probabilities `p` (cells, levels) in iterations i0..i1-1."""
     tails = np.cumsum(p[:, ::-1], axis=-1)[:, ::-1][:, 1:]  # (cells, grades >= 1)
@@ -206,7 +220,7 @@ def _log_odds(p: np.ndarray) -> np.ndarray:
         return np.log(p) - np.log1p(-np.minimum(p, 1.0))
 
 
-def _shifts(topics: list[str], how: Draw, i0: int, i1: int) -> np.ndarray:
+def _shifts(topics: list[str], how: Drawing, i0: int, i1: int) -> np.ndarray:
     """(iterations, topics) shift of every log-odds: the prior's uncertainty, one normal
     variate per (topic, iteration) and one per iteration shared by all topics, both functions
     of the seed and the names only (every run sees the same shifts)."""

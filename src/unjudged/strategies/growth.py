@@ -26,15 +26,15 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
+from unjudged.data._strings import index_codes
 from unjudged.data.judged import Pool
 from unjudged.data.qrels import Qrels
-from unjudged.strategies.bootstrap import Draw, pool_prior, requests
+from unjudged.strategies.bootstrap import _CELLS, Drawing, pool_prior, requests
 from unjudged.strategies.position import PositionModel
-
-_CELLS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Growth:
     depth: int
 
     @classmethod
-    def build(cls, model: PositionModel, qrels: Qrels, how: Draw, levels: int, depth: int,
+    def build(cls, model: PositionModel, qrels: Qrels, how: Drawing, levels: int, depth: int,
               b: int) -> Growth:
         topics = model.topics
         judged = model.judged_keys(qrels)
@@ -76,12 +76,15 @@ class Growth:
                     counts[i0:i1, t, g] = (got == g).sum(axis=-1)
         return cls(topics, counts, depth)
 
+    @cached_property
+    def _topic_index(self) -> dict[str, int]:
+        return {t: i for i, t in enumerate(self.topics)}
+
     def pool(self, base: Pool, i0: int, i1: int, width: int) -> Pool:
         """The pool of iterations i0..i1-1 for `base`'s topics, with a leading axis: its
         judged grades plus the drawn ones. Only the best `width` grades are laid out (what an
         ideal ranking of that depth reads); the counts answer the rest."""
-        index = {t: i for i, t in enumerate(self.topics)}
-        rows = np.array([index.get(t, -1) for t in base.topics], dtype=np.int64)
+        rows = index_codes(self._topic_index, base.topics)
         levels = max(self.counts.shape[-1], int(base.sorted_grades.max(initial=0)) + 1)
         judged = np.stack([(base.sorted_grades == g).sum(axis=-1) for g in range(levels)],
                           axis=-1)  # (n, levels)

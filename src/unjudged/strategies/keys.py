@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from unjudged.data._strings import byte_rows
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -52,27 +54,13 @@ def name_key(*parts: str | int) -> np.uint64:
 
 def string_keys(values: Any) -> np.ndarray:
     """A 64-bit hash of each string of an Arrow string array (FNV-1a over its bytes, then
-    mixed), vectorised over the strings: the loop runs over character positions only."""
-    import pyarrow as pa
-
-    arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-    if not pa.types.is_large_string(arr.type):
-        arr = arr.cast(pa.large_string())
-    n = len(arr)
-    if n == 0:
-        return np.zeros(0, dtype=np.uint64)
-    _, offset_buf, data_buf = arr.buffers()
-    if offset_buf is None:  # (never for a non-empty string array)
-        return np.zeros(n, dtype=np.uint64)
-    offsets = np.frombuffer(memoryview(offset_buf), dtype=np.int64)[arr.offset:arr.offset + n + 1]
-    data = (np.frombuffer(memoryview(data_buf), dtype=np.uint8) if data_buf is not None
-            else np.zeros(0, dtype=np.uint8))
-    starts, lengths = offsets[:-1], np.diff(offsets)
-    h = np.full(n, _FNV_BASIS, dtype=np.uint64)
+    mixed), vectorised over the strings: the loop runs over byte positions only."""
+    mat, lengths = byte_rows(values)  # zero-padded bytes, through chunks and slices
+    h = np.full(len(lengths), _FNV_BASIS, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for j in range(int(lengths.max(initial=0))):
             live = np.flatnonzero(lengths > j)
-            h[live] = (h[live] ^ data[starts[live] + j].astype(np.uint64)) * _FNV_PRIME
+            h[live] = (h[live] ^ mat[live, j].astype(np.uint64)) * _FNV_PRIME
     return mix(h ^ lengths.astype(np.uint64))
 
 

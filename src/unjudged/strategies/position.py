@@ -37,9 +37,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from unjudged.data._strings import index_codes
 from unjudged.data.judged import _ramp
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
@@ -59,21 +61,29 @@ def topic_keys(topics: Sequence[str]) -> np.ndarray:
 def run_keys(run: Run, topics: Sequence[str], depth: int | None = None) -> np.ndarray:
     """(len(topics), depth) key of each ranked (topic, document) of `run`, 0 past a ranking's
     end or for topics the run lacks; `depth` defaults to the run's longest ranking."""
-    lengths = run.lengths()
-    idx = run.topic_codes(list(topics))
-    have = idx >= 0
-    n = len(topics)
-    width = int(lengths.max(initial=0)) if depth is None else depth
-    out = np.zeros((n, max(width, 1)), dtype=np.uint64)
-    if not have.any() or width == 0:
-        return out
-    docs = string_keys(run.docno)
-    tk = topic_keys(topics)
-    for t in np.flatnonzero(have):  # a loop per topic, vectorised over its documents
-        a = int(run.offsets[idx[t]])
-        k = min(int(lengths[idx[t]]), out.shape[1])
-        out[t, :k] = combine(tk[t], docs[a:a + k])
+    width = int(run.lengths().max(initial=0)) if depth is None else depth
+    out = np.zeros((len(topics), max(width, 1)), dtype=np.uint64)
+    keys, topic, rank = _row_keys(run, _index(topics), topic_keys(topics), width)
+    out[topic, rank] = keys
     return out
+
+
+def _row_keys(run: Run, index: dict[str, int], tk: np.ndarray, depth: int | None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(key, topic, 0-based rank) of each of `run`'s rows within `depth` whose topic is in
+    `index` (topic -> its position in `tk`), vectorised over the rows."""
+    lengths = run.lengths()
+    row_topic = np.repeat(index_codes(index, run.topics), lengths)
+    rank = _ramp(lengths)
+    keep = row_topic >= 0
+    if depth is not None:
+        keep &= rank < depth
+    topic = row_topic[keep]
+    return combine(tk[topic], string_keys(run.docno)[keep]), topic, rank[keep]
+
+
+def _index(topics: Sequence[str]) -> dict[str, int]:
+    return {t: i for i, t in enumerate(topics)}
 
 
 @dataclass(frozen=True)
@@ -98,20 +108,13 @@ class PositionModel:
         documents that some run retrieved."""
         topics = list(qrels.topics)
         tk = topic_keys(topics)
-        tindex = {t: i for i, t in enumerate(topics)}
+        index = _index(topics)
         parts_k, parts_r, parts_t = [], [], []
         for run in runs:  # vectorised over each run's rows
-            lengths = run.lengths()
-            mine = np.array([tindex.get(t, -1) for t in run.topics], dtype=np.int64)
-            row_topic = np.repeat(mine, lengths)
-            rank = _ramp(lengths) + 1
-            keep = row_topic >= 0
-            if depth is not None:
-                keep &= rank <= depth
-            docs = string_keys(run.docno)
-            parts_k.append(combine(tk[row_topic[keep]], docs[keep]))
-            parts_r.append(rank[keep].astype(np.int32))
-            parts_t.append(row_topic[keep].astype(np.int32))
+            keys, topic, rank = _row_keys(run, index, tk, depth)
+            parts_k.append(keys)
+            parts_r.append((rank + 1).astype(np.int32))
+            parts_t.append(topic.astype(np.int32))
         keys = np.concatenate(parts_k) if parts_k else np.zeros(0, np.uint64)
         ranks = np.concatenate(parts_r) if parts_r else np.zeros(0, np.int32)
         owner = np.concatenate(parts_t) if parts_t else np.zeros(0, np.int32)
@@ -150,13 +153,19 @@ class PositionModel:
         votes = np.where(found, self.votes[at] if self.keys.size else 0, 0)
         return _design(best, votes)
 
+    @cached_property
+    def _topic_index(self) -> dict[str, int]:
+        return _index(self.topics)
+
+    def topic_codes(self, topics: Sequence[str]) -> np.ndarray:
+        """Each topic's index in `self.topics`, -1 for topics the model does not know."""
+        return index_codes(self._topic_index, topics)
+
     def grade_probabilities(self, topics: Sequence[str], keys: np.ndarray,
                             levels: int) -> np.ndarray:
         """(cells, levels) probability of each grade for documents `keys` of `topics`
         (one topic per cell)."""
-        index = {t: i for i, t in enumerate(self.topics)}
-        ti = np.array([index.get(t, -1) for t in topics], dtype=np.int64)
-        return self.probabilities(ti, keys, levels)
+        return self.probabilities(self.topic_codes(topics), keys, levels)
 
     def probabilities(self, topic_index: np.ndarray, keys: np.ndarray,
                       levels: int) -> np.ndarray:

@@ -177,3 +177,31 @@ def interval(samples: np.ndarray, level: float, point: np.ndarray) -> np.ndarray
     lo, hi = np.quantile(samples, [tail, 1.0 - tail], axis=0)
     with np.errstate(invalid="ignore"):
         return np.stack([np.fmin(lo, point), np.fmax(hi, point)], axis=-1)
+
+
+def describe(samples: np.ndarray, point: str | float, level: float
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(summarise, point_estimate, interval) of `samples` in one pass: the percentiles and
+    the interval's tails come from one quantile call, and a mean or mode point estimate is
+    the statistic already computed (every run of every estimate goes through here).
+
+    Example:
+        >>> s = np.arange(101, dtype=float)[:, None]
+        >>> stats, value, lohi = describe(s, "mean", 0.9)
+        >>> value.tolist(), lohi.round(6).tolist(), stats[0, 3:].tolist()
+        ([50.0], [[5.0, 95.0]], [5.0, 25.0, 50.0, 75.0, 90.0, 95.0])
+    """
+    if samples.shape[0] == 0:
+        value = point_estimate(samples, point)
+        return summarise(samples), value, interval(samples, level, value)
+    tail = (1.0 - level) / 2.0
+    levels = [p / 100 for p in _PERCENTILES] + [tail, 1.0 - tail]
+    q = np.quantile(samples, levels, axis=0)
+    mean, most = samples.mean(axis=0), mode(samples)
+    std = samples.std(axis=0, ddof=1) if samples.shape[0] > 1 else np.zeros(samples.shape[1:])
+    stats = np.stack([mean, most, std, *q[:len(_PERCENTILES)]], axis=-1)
+    value = mean if point == "mean" else most if point == "mode" else \
+        point_estimate(samples, point)
+    with np.errstate(invalid="ignore"):
+        lohi = np.stack([np.fmin(q[-2], value), np.fmax(q[-1], value)], axis=-1)
+    return stats, value, lohi
