@@ -61,14 +61,12 @@ class AtCutoff:
         return np.pad(k, ((0, 0), (0, depth - k.shape[1])))
 
 
-class DrawOptions(Protocol):
-    """The settings a random strategy draws with (the engine's EstimateSettings has them)."""
+class Drawing(Protocol):
+    """What a grade request reads: the prior and its uncertainty, and the seed (a bootstrap
+    Draw, or the engine's EstimateSettings)."""
 
     @property
     def prior(self) -> str: ...
-
-    @property
-    def b(self) -> int: ...
 
     @property
     def seed(self) -> int: ...
@@ -78,6 +76,13 @@ class DrawOptions(Protocol):
 
     @property
     def shared_spread(self) -> float: ...
+
+
+class DrawOptions(Drawing, Protocol):
+    """The settings a random strategy draws with (the engine's EstimateSettings has them)."""
+
+    @property
+    def b(self) -> int: ...
 
     @property
     def empty_run(self) -> str: ...

@@ -30,12 +30,13 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from unjudged.data.judged import Judged, Pool
 from unjudged.errors import InvalidOptionError
+from unjudged.strategies.base import Drawing
 from unjudged.strategies.fill import available, max_grade, pool_counts, ranking_counts, unknown
 from unjudged.strategies.keys import combine, logistic, name_key, normals, uniforms
 from unjudged.strategies.position import PositionModel, topic_keys
@@ -123,23 +124,6 @@ def batches(n: int, b: int, k: int) -> Iterator[tuple[int, int, int, int]]:
     for t0 in range(0, n, topics):
         for i0 in range(0, b, iters):
             yield t0, min(t0 + topics, n), i0, min(i0 + iters, b)
-
-
-class Drawing(Protocol):
-    """What a grade request reads: the prior and its uncertainty, and the seed (a Draw, or the
-    engine's EstimateSettings)."""
-
-    @property
-    def prior(self) -> str: ...
-
-    @property
-    def seed(self) -> int: ...
-
-    @property
-    def spread(self) -> float: ...
-
-    @property
-    def shared_spread(self) -> float: ...
 
 
 @dataclass(frozen=True)

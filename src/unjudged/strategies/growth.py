@@ -33,7 +33,8 @@ import numpy as np
 from unjudged.data._strings import index_codes
 from unjudged.data.judged import Pool
 from unjudged.data.qrels import Qrels
-from unjudged.strategies.bootstrap import _CELLS, Drawing, pool_prior, requests
+from unjudged.strategies.base import Drawing
+from unjudged.strategies.bootstrap import _CELLS, pool_prior, requests
 from unjudged.strategies.position import PositionModel
 
 
