@@ -99,20 +99,23 @@ def _fill_cells(requested: np.ndarray, rows: np.ndarray, avail: np.ndarray) -> n
     assigned = np.zeros(requested.shape, dtype=np.int16)
     if rows.size == 0:
         return assigned
-    first = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])  # where each topic's cells start
-    start = np.repeat(first, np.diff(np.append(first, rows.size)))
     pending = np.ones(requested.shape, dtype=bool)
+    cells = np.bincount(rows, minlength=avail.shape[0])[rows]  # its topic's unjudged cells
     for r in range(avail.shape[-1] - 1, 0, -1):
         want = pending & (requested >= r)
-        if not want.any():
-            continue
-        rank = np.cumsum(want, axis=-1, dtype=np.int32)  # served in rank order, per topic
-        before = np.zeros_like(rank)
-        before[:, 1:] = rank[:, :-1]
-        rank -= before[:, start]
-        served = want & (rank <= avail[rows, r])
-        assigned[served] = r
-        pending &= ~served
+        # only where grade r may run out are the requests counted (rank order, per topic)
+        tight = np.flatnonzero(cells > avail[rows, r])
+        if tight.size and want.any():
+            sub, at = want[:, tight], rows[tight]
+            first = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])  # each topic's first cell
+            start = np.repeat(first, np.diff(np.append(first, at.size)))
+            rank = np.cumsum(sub, axis=-1, dtype=np.int32)
+            before = np.zeros_like(rank)
+            before[:, 1:] = rank[:, :-1]
+            rank -= before[:, start]
+            want[:, tight] = sub & (rank <= avail[at, r])
+        assigned[want] = r  # served
+        pending &= ~want
     return assigned
 
 

