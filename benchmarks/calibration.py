@@ -51,7 +51,7 @@ LEVELS = (0.8, 0.9, 0.95)
 #: "seed" = seed 000's bootstrap (no prior uncertainty: spread and shared_spread 0), the
 #: before; "default" = whatever EstimateSettings defaults to when the bench runs (listed
 #: with the results), the after.
-SEED_DRAW = {"spread": 0.0, "shared_spread": 0.0}
+SEED_DRAW = {"spread": 0.0, "shared_spread": 0.0, "cap": "all"}
 METHODS: list[tuple[str, dict[str, Any]]] = [
     ("pool (seed)", {"prior": "pool", **SEED_DRAW}),
     ("run (seed)", {"prior": "run", **SEED_DRAW}),
@@ -61,6 +61,7 @@ METHODS: list[tuple[str, dict[str, Any]]] = [
     ("position (seed)", {"prior": "position", **SEED_DRAW}),
     ("pool + spreads", {"prior": "pool"}),
     ("default + grow", {"grow": True}),
+    ("default, cap=all", {"cap": "all"}),
     ("default", {}),
 ]
 TEXT = ("cranfield", "cacm", "cisi", "npl")
@@ -193,12 +194,12 @@ def markdown(rows: list[dict[str, Any]], command: str, b: int, seconds: float,
     out = [MARK_BEGIN, "", f"Command: `{command}` (b = {b}, {seconds:.0f} s on "
            f"{platform.machine()}, Python {platform.python_version()}, 2 workers).", "",
            "Methods (each row's settings as resolved when the bench ran):", "",
-           "| method | prior | spread | shared_spread | empty_run | grow |",
-           "|---|---|---:|---:|---|---|"]
+           "| method | prior | spread | shared_spread | empty_run | grow | cap |",
+           "|---|---|---:|---:|---|---|---|"]
     for label, settings in resolved if resolved is not None else resolved_methods():
         out.append(f"| {label} | " + " | ".join(str(settings.get(k, "-")) for k in
                                                  ("prior", "spread", "shared_spread",
-                                                  "empty_run", "grow")) + " |")
+                                                  "empty_run", "grow", "cap")) + " |")
     out.append("")
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:

@@ -68,7 +68,9 @@ def test_leaderboard_hand_worked():
     # c's grade 1; B's y and z get nothing (each topic's only relevant document is retrieved)
     assert board[0]["upper"] == pytest.approx(4 / 6) and board[1]["upper"] == 0.5
     for r in board:
-        assert r["nonrel"] <= r["lo"] <= r["bootstrap"] <= r["hi"] <= r["upper"] + 1e-12
+        # P@2 has no normaliser: its drawn grades are not capped at what the pool has left
+        # (--cap normalised), so the bootstrap may pass `upper`, not 1
+        assert r["nonrel"] <= r["lo"] <= r["bootstrap"] <= r["hi"] <= 1.0
         assert 1 <= r["rank_lo"] <= r["rank_hi"] <= 2
     # neither run is ahead in 95% of the draws: one uncertain pair, both rows flagged
     assert board[0]["unsettled"] and board[1]["unsettled"]

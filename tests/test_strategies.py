@@ -146,18 +146,21 @@ PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCh
 
 
 @PROPS
-@given(collections(), st.sampled_from(bs.PRIORS))
-def test_samples_lie_between_nonrel_and_upper(data, prior):
+@given(collections(), st.sampled_from(bs.PRIORS), st.sampled_from(["normalised", "all"]))
+def test_samples_lie_between_nonrel_and_upper(data, prior, cap):
+    """Within [nonrel, upper] where grades come from the pool (every measure with cap "all",
+    the normalised ones by default); at least nonrel and within range elsewhere."""
     qrels, run = data
     r = estimate_run(read_run(run), read_qrels(qrels), ESTIMABLE, b=60, prior=prior,
-                     keep_samples=True)
+                     keep_samples=True, cap=cap)
     for i, m in enumerate(ESTIMABLE):
         if not m.spec.monotone:
             continue
         lo, hi, s = r.points["nonrel"][:, i], r.points["upper"][:, i], r.samples[:, :, i]
         assert np.all(lo <= hi + 1e-12), m.name
         assert np.all(s >= lo - 1e-12), m.name
-        assert np.all(s <= hi + 1e-12), m.name
+        if cap == "all" or m.spec.normalised:
+            assert np.all(s <= hi + 1e-12), m.name
         if m.spec.bounded is not None:
             assert np.all(s <= m.spec.bounded[1] + 1e-12), m.name
         if m.spec.guaranteed:
@@ -255,3 +258,23 @@ def test_draws_depend_on_seed_and_documents_only(monkeypatch):
     monkeypatch.setattr(bs, "_CELLS", 7)
     small = estimate_runs(runs, qrels, ms, b=300, seed=5, keep_samples=True, prior="pool")
     np.testing.assert_array_equal(base.runs[0].samples, small.runs[0].samples)
+
+
+def test_measures_without_a_normaliser_take_the_grades_as_drawn():
+    """One relevant document left in the pool, three unjudged ones ranked, pool prior 1/2: with
+    the cap every measure draws at most that one relevant document (seed 000); by default P@3
+    (no normaliser) takes the grades as drawn, mean 3 x 1/2 / 3, while nDCG@3 stays capped."""
+    q = read_qrels({"t": {"a": 1, "b": 0}})
+    run = read_run({"t": {"x": 3.0, "y": 2.0, "z": 1.0}}, name="r")
+    ms = parse_measures(["P@3", "nDCG@3"])
+    draw = {"prior": "pool", "spread": 0.0, "shared_spread": 0.0, "b": 4000,
+            "methods": ["bootstrap", "upper"], "keep_samples": True}
+    seed = estimate_run(run, q, ms, cap="all", **draw)
+    free = estimate_run(run, q, ms, **draw)
+    assert seed.samples[:, 0, 0].max() == pytest.approx(1 / 3)
+    assert seed.samples[:, 0, 0].mean() == pytest.approx((1 - 0.5 ** 3) / 3, abs=0.01)
+    assert free.samples[:, 0, 0].max() == pytest.approx(1.0)
+    assert free.samples[:, 0, 0].mean() == pytest.approx(0.5, abs=0.01)
+    # nDCG@3 is capped either way: identical draws, never above the upper bound
+    np.testing.assert_array_equal(free.samples[:, :, 1], seed.samples[:, :, 1])
+    assert free.samples[:, 0, 1].max() <= free.points["upper"][0, 1] + 1e-12

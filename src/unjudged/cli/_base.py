@@ -14,6 +14,8 @@ import click
 from unjudged import __version__
 from unjudged.policies import NEGATIVES, TIE_BREAKS
 from unjudged.strategies.priors import (
+    CAPS,
+    DEFAULT_CAP,
     DEFAULT_PRIOR,
     DEFAULT_SHARED_SPREAD,
     DEFAULT_SPREAD,
@@ -224,8 +226,8 @@ PRIOR = click.option("--prior", type=click.Choice(PRIORS), default=DEFAULT_PRIOR
 
 
 def draw_options(f):
-    """--interval, --spread, --shared-spread, --empty-run, --grow: how the bootstrap draws and what
-    interval it reports (docs/calibration.md says how the defaults were chosen)."""
+    """--interval, --spread, --shared-spread, --empty-run, --grow, --cap: how the bootstrap draws
+    and what interval it reports (docs/calibration.md says how the defaults were chosen)."""
     for option in reversed([
         click.option("--interval", type=click.FloatRange(0, 1, min_open=True, max_open=True),
                      default=0.9, show_default=True,
@@ -242,6 +244,10 @@ def draw_options(f):
         click.option("--grow", is_flag=True, help="Drawn relevant documents add to the "
                      "normalisers (ideal DCG, number of relevant documents), as a deeper "
                      "judging would: for shallow pools; needs --prior pool or position."),
+        click.option("--cap", type=click.Choice(CAPS), default=DEFAULT_CAP, show_default=True,
+                     help="Whose drawn grades come from what the pool still has: measures with "
+                     "a normaliser (nDCG, AP, recall...; P@k, RR, Success and RBP take the "
+                     "grades as drawn), or all (seed 000)."),
     ]):
         f = option(f)
     return f

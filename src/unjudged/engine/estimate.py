@@ -20,7 +20,12 @@ from unjudged.strategies import fill
 from unjudged.strategies.base import AtCutoff, Fill, Sampled
 from unjudged.strategies.growth import Growth
 from unjudged.strategies.position import PositionModel, run_keys
-from unjudged.strategies.priors import DEFAULT_PRIOR, DEFAULT_SHARED_SPREAD, DEFAULT_SPREAD
+from unjudged.strategies.priors import (
+    DEFAULT_CAP,
+    DEFAULT_PRIOR,
+    DEFAULT_SHARED_SPREAD,
+    DEFAULT_SPREAD,
+)
 from unjudged.strategies.registry import BASELINE, STRATEGIES
 from unjudged.strategies.summaries import STATS, describe, parse_point
 
@@ -65,6 +70,8 @@ class EstimateSettings:
     empty_run: str = "zero"
     #: drawn relevant documents add to the normalisers (unjudged.strategies.growth)
     grow: bool = False
+    #: whose drawn grades come from what the pool still has: "normalised" measures or "all"
+    cap: str = DEFAULT_CAP
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "methods", check_methods(self.methods))
@@ -435,8 +442,8 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         >>> q = read_qrels({"t": {"a": 1, "b": 0}})
         >>> est = estimate_all([read_run({"t": {"a": 2.0, "x": 1.0}})], q, parse_measures("P@2"),
         ...                    EstimateSettings(methods=("bootstrap",), b=50, seed=1))
-        >>> est.methods, float(est.runs[0].run_point[0])
-        (('bootstrap',), 0.5)
+        >>> est.methods, float(est.runs[0].run_point[0])  # x drawn relevant half the time
+        (('bootstrap',), 0.75)
     """
     from unjudged.parallel import SerialExecutor
 

@@ -64,6 +64,10 @@ class MeasureSpec:
             value; only then is the comparable upper bound a bound.
         guaranteed: the value is a gain over a normaliser that both grow with the grades (a
             cutoff not tied to R), so the guaranteed bounds' construction holds.
+        normalised: the value divides by counts of the pool's judged documents (R, the ideal
+            DCG). The bootstrap's drawn grades then come from what the pool still has, so that
+            the normaliser holds; False for measures of the ranking alone (P@k, RR, Success,
+            RBP), whose drawn grades need no such cap (`--cap normalised`).
 
     A spec that contradicts itself raises MeasureSpecError when it is built, so a bad measure
     module fails at import rather than printing wrong numbers.
@@ -91,6 +95,7 @@ class MeasureSpec:
     estimable: bool = True
     monotone: bool = True
     guaranteed: bool = True
+    normalised: bool = True
 
     def __post_init__(self) -> None:
         if self.cutoff not in CUTOFFS:

@@ -71,7 +71,8 @@ register(MeasureSpec(
     citation=TREC))
 register(MeasureSpec(
     "RR", reciprocal_rank, "Reciprocal rank of the first relevant document (0 if none).",
-    params=(REL, JUDGED_ONLY), cutoff="optional", aliases=("recip_rank", "MRR"), citation=TREC))
+    params=(REL, JUDGED_ONLY), cutoff="optional", aliases=("recip_rank", "MRR"), citation=TREC,
+    normalised=False))
 register(MeasureSpec(
     "Rprec", r_precision, "R-precision: precision at rank R, the topic's number of relevant "
     "documents.", params=(REL, JUDGED_ONLY), aliases=("R-prec", "RPrec"), citation=TREC,

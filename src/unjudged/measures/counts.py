@@ -50,4 +50,4 @@ for _name, _kernel, _alias, _params, _text in (
 ):
     register(MeasureSpec(_name, _kernel, _text, params=_params, aliases=(_alias,),
                          aggregate="sum", integer=True, bounded=None, citation=TREC,
-                         estimable=_name == "NumRelRet"))
+                         estimable=_name == "NumRelRet", normalised=_name != "NumRelRet"))

@@ -60,7 +60,7 @@ register(MeasureSpec(
     "(k counts even when fewer documents were retrieved). Without a cutoff: the fraction of all "
     "retrieved documents (trec_eval set_P).",
     params=(REL, JUDGED_ONLY), cutoff="optional", aliases=("precision", "set_P", "Precision"),
-    citation=TREC))
+    citation=TREC, normalised=False))
 register(MeasureSpec(
     "R", recall, "Recall: the fraction of the topic's relevant documents found in the top k "
     "(all retrieved without a cutoff: trec_eval set_recall).",
@@ -74,7 +74,8 @@ register(MeasureSpec(
 register(MeasureSpec(
     "Success", success, "1 when a relevant document appears in the top k, else 0 (without a "
     "cutoff: anywhere in the ranking).",
-    params=(REL, JUDGED_ONLY), cutoff="optional", aliases=("success",), citation=TREC))
+    params=(REL, JUDGED_ONLY), cutoff="optional", aliases=("success",), citation=TREC,
+    normalised=False))
 register(MeasureSpec(
     "SetF", set_f, "F-measure of the whole retrieved set as trec_eval's set_F computes it: "
     "(beta+1)PR / (beta P + R), beta the relative importance of recall (not squared).",

@@ -64,7 +64,7 @@ register(MeasureSpec(
     "RBP", rbp, "Rank-biased precision with persistence p. rel=k makes gains binary at grade k; "
     "without it gains are graded, as in trec_eval's rbp. RBP@k sums the top k only.",
     params=(Param("p", float, 0.8, "persistence"), Param("rel", int, None, "binary threshold")),
-    cutoff="optional", aliases=("rbp",), citation="Moffat & Zobel, TOIS 2008"))
+    cutoff="optional", aliases=("rbp",), citation="Moffat & Zobel, TOIS 2008", normalised=False))
 register(MeasureSpec(
     "RBPResid", rbp_resid, "RBP residual: the most that unjudged documents and the unretrieved "
     "tail could add to RBP (trec_eval rbp_resid).",

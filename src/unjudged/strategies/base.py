@@ -93,6 +93,9 @@ class DrawOptions(Drawing, Protocol):
     @property
     def grow(self) -> bool: ...
 
+    @property
+    def cap(self) -> str: ...
+
 
 class Strategy(ABC):
     """A strategy for unjudged documents. Subclass :class:`Fill` or :class:`Sampled`."""
@@ -109,9 +112,10 @@ class Strategy(ABC):
     random: ClassVar[bool] = False
     #: False when the values use another normaliser than fully judged runs' scores
     comparable: ClassVar[bool] = True
-    #: True when unjudged documents only take grades the pool still has (none counts as one):
-    #: then, for measures that never fall when a grade rises (`spec.monotone`), the values lie
-    #: within [nonrel, upper], and within the guaranteed bounds (tests/test_strategy_registry.py)
+    #: True when unjudged documents only take grades the pool still has (none counts as one)
+    #: for normalised measures (`spec.normalised`; every measure under `--cap all`): then, for
+    #: those that never fall when a grade rises (`spec.monotone`), the values lie within
+    #: [nonrel, upper], and within the guaranteed bounds (tests/test_strategy_registry.py)
     from_pool: ClassVar[bool] = False
     #: printed under the estimate table when the strategy is reported; format fields
     #: {b} {prior} {seed} {point} {interval} are the estimate's settings

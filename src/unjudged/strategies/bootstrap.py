@@ -45,7 +45,8 @@ from unjudged.strategies.priors import PRIORS, check_prior
 if TYPE_CHECKING:
     from unjudged.strategies.growth import Growth
 
-__all__ = ["PRIORS", "Draw", "batches", "check_prior", "fill", "priors", "sample", "stream"]
+__all__ = ["PRIORS", "Draw", "batches", "check_prior", "fill", "priors", "sample", "samples",
+           "stream"]
 _CELLS = 1 << 22  # sampled grade cells per batch (b x topics x depth), bounds memory
 
 
@@ -144,16 +145,24 @@ class Draw:
     growth: Growth | None = None  # drawn documents that add to the normaliser
 
 
-def sample(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int) -> Judged:
+def sample(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
+           capped: bool = True) -> Judged:
     """Iterations i0..i1-1 of topics t0..t1-1 as one batch with a leading sample axis.
 
     `judged` is already cut to the measure's cutoff. Each unjudged document requests the
     grades whose log-odds under the prior (shifted by this iteration's uncertainty) exceed
     its logistic variate, a function of (seed, topic, document, iteration) only: the same
     document gets the same request in every run, batch and worker. The requests are then
-    served from the grades the pool still has (`fill`), or, with `how.growth`, kept as drawn
-    and added to the normaliser. The judged cells are copied.
+    served from the grades the pool still has (`fill`), or kept as drawn: when not `capped`
+    (for measures without a normaliser), or with `how.growth`, which adds them to the
+    normaliser. The judged cells are copied.
     """
+    return samples(judged, how, t0, t1, i0, i1, (capped,))[capped]
+
+
+def samples(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
+            kinds: tuple[bool, ...] = (True,)) -> dict[bool, Judged]:
+    """sample() for each of `kinds` (capped or not) from one set of requests."""
     part = judged.topic_slice(t0, t1)
     g = part.grades
     rows, cols = np.nonzero(unknown(g))  # topic by topic, in rank order
@@ -161,8 +170,8 @@ def sample(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int) -> Jud
     if how.growth is not None:
         levels = max(levels, how.growth.counts.shape[-1])
     m = i1 - i0
-    grades = np.repeat(g[None], m, axis=0)
     pool = how.growth.pool(part.pool, i0, i1, g.shape[-1]) if how.growth is not None else None
+    got = None
     if rows.size:
         keys = how.keys[t0:t1][rows, cols]
         if how.prior == "position":
@@ -172,10 +181,23 @@ def sample(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int) -> Jud
         else:
             p = priors(part, how.prior, levels, how.empty_run)[rows]
         got = requests(keys, p, part.topics, rows, how, i0, i1)
-        grades[:, rows, cols] = got if pool is not None else _fill_cells(
-            got, rows, available(part, levels))
-    out = part.with_grades(grades)
-    return out if pool is None else replace(out, pool=pool)
+    out = {}
+    for capped in kinds:
+        grades = np.repeat(g[None], m, axis=0)
+        if got is not None and capped and pool is None:
+            grades[:, rows, cols] = _fill_cells(got, rows, available(part, levels))
+        elif got is not None:
+            grades[:, rows, cols] = got if pool is not None else np.minimum(got, _top(part)[rows])
+        batch = part.with_grades(grades)
+        out[capped] = batch if pool is None else replace(batch, pool=pool)
+    return out
+
+
+def _top(judged: Judged) -> np.ndarray:
+    """(n,) the highest grade a topic's drawn documents may take without a cap: its highest
+    judged grade (the scale graded gains divide by), at least 1."""
+    sg = judged.pool.sorted_grades
+    return np.maximum(sg[:, 0] if sg.shape[-1] else np.zeros(sg.shape[0], sg.dtype), 1)
 
 
 def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarray,

@@ -22,6 +22,10 @@ GROW_PRIORS = ("pool", "position")
 #: The run prior of a ranking without judged documents: grade 0 (the default, chosen by the
 #: calibration bench), or the pool's.
 EMPTY_RUN = ("zero", "pool")
+#: Which measures' drawn grades come from what the pool still has (seed 000 caps every measure):
+#: only the normalised ones (the default, chosen by the calibration bench: a shallow pool holds
+#: fewer relevant documents than the runs' unjudged ones may), or all.
+CAPS = ("normalised", "all")
 
 
 def check_prior(prior: str) -> None:
@@ -43,7 +47,7 @@ def check_draw_options(options: DrawOptions) -> None:
     Example:
         >>> from types import SimpleNamespace as S
         >>> check_draw_options(S(prior="pool", spread=-1.0, shared_spread=0.0, empty_run="pool",
-        ...                      interval=0.9, grow=False))
+        ...                      interval=0.9, grow=False, cap="all"))
         Traceback (most recent call last):
         ...
         unjudged.errors.InvalidOptionError: spread must be >= 0, not -1.0
@@ -56,6 +60,8 @@ def check_draw_options(options: DrawOptions) -> None:
     if options.empty_run not in EMPTY_RUN:
         raise InvalidOptionError(f"empty_run must be one of {', '.join(EMPTY_RUN)}, "
                                  f"not {options.empty_run!r}")
+    if options.cap not in CAPS:
+        raise InvalidOptionError(f"cap must be one of {', '.join(CAPS)}, not {options.cap!r}")
     if options.grow and options.prior not in GROW_PRIORS:
         raise InvalidOptionError(f"growing normalisers needs a prior of the document "
                                  f"({', '.join(GROW_PRIORS)}), not {options.prior!r}")
@@ -68,3 +74,4 @@ def check_draw_options(options: DrawOptions) -> None:
 DEFAULT_PRIOR = "position"
 DEFAULT_SPREAD = 1.0
 DEFAULT_SHARED_SPREAD = 0.5
+DEFAULT_CAP = "normalised"

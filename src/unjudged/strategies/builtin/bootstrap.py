@@ -41,7 +41,10 @@ class Bootstrap(Sampled):
         base = at.top
         how = bs.Draw(options.prior, options.seed, at.cell_keys(base.depth), at.model,
                       options.spread, options.shared_spread, options.empty_run, at.growth)
+        # a measure without a normaliser takes the grades as drawn, unless every one is capped
+        capped = [options.cap == "all" or m.spec.normalised for m in measures]
+        kinds = tuple(sorted(set(capped), reverse=True))
         for t0, t1, i0, i1 in bs.batches(len(base.topics), options.b, base.depth):
-            batch = bs.sample(base, how, t0, t1, i0, i1)
-            for col, m in zip(cols, measures, strict=True):
-                out[i0:i1, t0:t1, col] = m.compute(batch)
+            batch = bs.samples(base, how, t0, t1, i0, i1, kinds)
+            for col, m, cap in zip(cols, measures, capped, strict=True):
+                out[i0:i1, t0:t1, col] = m.compute(batch[cap])
