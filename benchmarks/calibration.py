@@ -54,8 +54,8 @@ LEVELS = (0.8, 0.9, 0.95)
 SEED_DRAW = {"spread": 0.0, "shared_spread": 0.0, "cap": "all"}
 METHODS: list[tuple[str, dict[str, Any]]] = [
     ("pool (seed)", {"prior": "pool", **SEED_DRAW}),
-    ("run (seed)", {"prior": "run", **SEED_DRAW}),
-    ("pool+run (seed)", {"prior": "pool+run", **SEED_DRAW}),
+    ("run (seed)", {"prior": "run", "empty_run": "pool", **SEED_DRAW}),  # seed 000's text
+    ("pool+run (seed)", {"prior": "pool+run", "empty_run": "pool", **SEED_DRAW}),
     ("pool+run, empty=zero (seed)", {"prior": "pool+run", "empty_run": "zero", **SEED_DRAW}),
     ("run, empty=zero (seed)", {"prior": "run", "empty_run": "zero", **SEED_DRAW}),
     ("position (seed)", {"prior": "position", **SEED_DRAW}),
