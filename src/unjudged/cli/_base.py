@@ -227,7 +227,8 @@ PRIOR = click.option("--prior", type=click.Choice(PRIORS), default=DEFAULT_PRIOR
 
 def draw_options(f):
     """--interval, --spread, --shared-spread, --empty-run, --grow, --cap: how the bootstrap draws
-    and what interval it reports (docs/calibration.md says how the defaults were chosen)."""
+    and what interval it reports (docs/calibration.md says how the defaults were chosen). The
+    command takes them as `**draw`, EstimateSettings' keyword arguments of the same names."""
     for option in reversed([
         click.option("--interval", type=click.FloatRange(0, 1, min_open=True, max_open=True),
                      default=0.9, show_default=True,

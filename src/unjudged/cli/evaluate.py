@@ -89,8 +89,7 @@ def official_measures() -> list[str]:
 @draw_options
 def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties, negative,
              names, strict, judged_only, strategy, prior, b, seed, point, fmt, output, baseline,
-             test, alpha, stream, stream_block, interval, spread, shared_spread, empty_run,
-             grow, cap) -> None:
+             test, alpha, stream, stream_block, **draw) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS (without -m,
     with trec_eval's default measures)."""
     lean_arrow()
@@ -122,9 +121,7 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
 
         method = STRATEGIES.owner(strategy).name
         est = estimate_runs(progress(runs, "estimating"), q, ms, methods=[method],
-                            prior=prior, b=b, seed=seed, point=point, policies=pol,
-                            interval=interval, spread=spread, shared_spread=shared_spread,
-                            empty_run=empty_run, grow=grow, cap=cap)
+                            prior=prior, b=b, seed=seed, point=point, policies=pol, **draw)
         results = strategy_results(est, strategy)
     text = render(results, fmt, per_topic=per_topic)
     if baseline is not None:
@@ -170,8 +167,7 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
               "instead (run_a, run_b, measure, p_a_better), from the coupled bootstrap draws.")
 def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topic, complete,
                  rel_level, depth, ties, negative, names, strict, fmt, output, samples_path,
-                 plot_path, jobs, dask, workers, truth_path, interval, spread, shared_spread,
-                 empty_run, grow, cap, pairs) -> None:
+                 plot_path, jobs, dask, workers, truth_path, pairs, **draw) -> None:
     """Scores of RUNS under each strategy for unjudged documents: trec_eval's (nonrel),
     condensed lists, the comparable upper bound, bootstrapped distributions and guaranteed
     (not comparable) bounds."""
@@ -204,9 +200,7 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     with executor_from_options(jobs or workers, dask) as ex:
         est = estimate_runs(stream, q, ms, methods=chosen, prior=prior, b=b, seed=seed,
                             point=point, policies=pol, executor=ex, desc="estimating",
-                            keep_samples=bool(samples_path or plot_path or truth_path),
-                            interval=interval, spread=spread, shared_spread=shared_spread,
-                            empty_run=empty_run, grow=grow, cap=cap)
+                            keep_samples=bool(samples_path or plot_path or truth_path), **draw)
     if truth is not None:
         from unjudged.engine.estimate import fit_quantiles
 

@@ -54,6 +54,12 @@ class Pool:
         pad = np.full(g.shape[:-1] + (depth - g.shape[-1],), -1, dtype=g.dtype)
         return np.concatenate([g, pad], axis=-1)
 
+    @property
+    def top_grade(self) -> np.ndarray:
+        """Each topic's highest judged grade, -1 when it has none: the scale graded gains
+        divide by."""
+        return self.ideal_grades(1)[..., 0]
+
     def topic_slice(self, a: int, b: int) -> Pool:
         return Pool(self.topics[a:b], self.sorted_grades[..., a:b, :], self.num_unjudged[a:b])
 

@@ -192,7 +192,8 @@ class Calibration:
     def only(self, names: Sequence[str], collection: str | None = None) -> Calibration:
         """The bench restricted to the runs in `names` (e.g. the new systems unlike the pool),
         optionally under another collection name."""
-        keep = np.array([n in set(names) for n in self.runs], dtype=bool)
+        wanted = set(names)
+        keep = np.array([n in wanted for n in self.runs], dtype=bool)
         out = Calibration(self.collection if collection is None else collection,
                           [n for n, k in zip(self.runs, keep, strict=True) if k], self.topics,
                           self.measures, self.methods, self.levels, self.truth[keep],

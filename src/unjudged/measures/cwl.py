@@ -45,7 +45,7 @@ def scaled_gains(j, min_rel: int = 0, max_rel: int | None = None) -> np.ndarray:
     """
     g = j.cut(HORIZON)[..., :HORIZON]
     lo = float(min_rel)
-    top = (j.pool.sorted_grades[..., 0] if max_rel is None
+    top = (j.pool.top_grade if max_rel is None
            else np.full(len(j.topics), max_rel)).astype(np.float64)[..., None]
     grade = np.where(g == UNJUDGED, 0, g).astype(np.float64)
     scaled = np.minimum(np.maximum(grade, lo), top) - lo

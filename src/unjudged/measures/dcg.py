@@ -49,19 +49,18 @@ def parse_gain_map(text: str) -> dict[int, float]:
 def gain_values(grades: np.ndarray, dcg: str = "log2", gains: str | None = None) -> np.ndarray:
     """Gain of each grade code. Judged grades gain their own value (trec_eval, whatever -l is),
     2^g - 1 under 'exp-log2', or what a trec_eval-style map assigns; unjudged codes gain 0."""
-    if not gains and dcg in ("log2", "exp-log2"):
-        # the common case without a mask: negative codes are exactly the zero gains
-        g = np.maximum(grades, 0).astype(np.float64)
-        return np.exp2(g) - 1.0 if dcg == "exp-log2" else g
-    g = grades.astype(np.float64)
     if gains:
+        g = grades.astype(np.float64)
         for grade, value in parse_gain_map(gains).items():
             g[grades == grade] = value
+    else:  # negative codes gain exactly 0 under either dcg: no mask needed below
+        g = np.maximum(grades, 0).astype(np.float64)
     if dcg == "exp-log2":
         g = np.exp2(g) - 1.0
     elif dcg != "log2":
         raise InvalidOptionError(f"dcg must be 'log2' or 'exp-log2', not {dcg!r}")
-    g[grades < 0] = 0.0
+    if gains:
+        g[grades < 0] = 0.0
     return g
 
 

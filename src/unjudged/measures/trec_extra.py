@@ -20,7 +20,7 @@ def rbp(j, cutoff=None, p=0.8, rel=None):
     if rel is not None:
         gain = (g >= int(rel)).astype(np.float64)
     else:
-        top = np.maximum(j.pool.sorted_grades[..., 0], 1).astype(np.float64)
+        top = np.maximum(j.pool.top_grade, 1).astype(np.float64)
         gain = np.maximum(g, 0) / top[..., None]
     weights = (1.0 - p) * p ** np.arange(g.shape[-1], dtype=np.float64)
     return (gain * weights).sum(axis=-1)

@@ -184,20 +184,23 @@ def samples(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
     out = {}
     for capped in kinds:
         grades = np.repeat(g[None], m, axis=0)
-        if got is not None and capped and pool is None:
-            grades[:, rows, cols] = _fill_cells(got, rows, available(part, levels))
-        elif got is not None:
-            grades[:, rows, cols] = got if pool is not None else np.minimum(got, _top(part)[rows])
+        if got is not None:
+            grades[:, rows, cols] = _served(got, rows, part, levels, capped, pool is not None)
         batch = part.with_grades(grades)
         out[capped] = batch if pool is None else replace(batch, pool=pool)
     return out
 
 
-def _top(judged: Judged) -> np.ndarray:
-    """(n,) the highest grade a topic's drawn documents may take without a cap: its highest
-    judged grade (the scale graded gains divide by), at least 1."""
-    sg = judged.pool.sorted_grades
-    return np.maximum(sg[:, 0] if sg.shape[-1] else np.zeros(sg.shape[0], sg.dtype), 1)
+def _served(got: np.ndarray, rows: np.ndarray, part: Judged, levels: int, capped: bool,
+            grown: bool) -> np.ndarray:
+    """The grades the requests `got` receive: all of them when the normalisers grow with the
+    drawn documents; what the pool still has when capped; else as drawn, at most the topic's
+    highest judged grade (at least 1), the scale its graded gains divide by."""
+    if grown:
+        return got
+    if capped:
+        return _fill_cells(got, rows, available(part, levels))
+    return np.minimum(got, np.maximum(part.pool.top_grade, 1)[rows])
 
 
 def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarray,

@@ -41,9 +41,11 @@ class Bootstrap(Sampled):
         base = at.top
         how = bs.Draw(options.prior, options.seed, at.cell_keys(base.depth), at.model,
                       options.spread, options.shared_spread, options.empty_run, at.growth)
-        # a measure without a normaliser takes the grades as drawn, unless every one is capped
-        capped = [options.cap == "all" or m.spec.normalised for m in measures]
-        kinds = tuple(sorted(set(capped), reverse=True))
+        # a measure without a normaliser takes the grades as drawn, unless every one is capped;
+        # growing normalisers take every drawn grade (one batch serves all measures)
+        capped = [at.growth is None and (options.cap == "all" or m.spec.normalised)
+                  for m in measures]
+        kinds = tuple(dict.fromkeys(capped))
         for t0, t1, i0, i1 in bs.batches(len(base.topics), options.b, base.depth):
             batch = bs.samples(base, how, t0, t1, i0, i1, kinds)
             for col, m, cap in zip(cols, measures, capped, strict=True):
