@@ -68,3 +68,22 @@ def test_position_prior_falls_back_to_the_pool_rate_with_few_runs():
     many = PositionModel.build(runs, q)
     p = many.grade_probabilities(["t"] * 5, keys, 2)[:, 1]
     assert p[0] > p[4]  # with enough runs, depth matters
+
+
+def test_deep_documents_drawn_as_a_sum_match_drawing_each():
+    """Documents below the measures' depth add to the normaliser as a sum (a normal of its mean
+    and variance): its counts match drawing each document, in mean and spread, with and
+    without the prior's uncertainty."""
+    from unjudged.strategies.growth import Growth
+
+    docs = [f"d{i}" for i in range(600)]
+    q = read_qrels({"t": {d: int(i % 3 == 0) for i, d in enumerate(docs[:60])}})
+    runs = [read_run({"t": {d: float(-((i * (k + 3)) % 600)) for i, d in enumerate(docs)}},
+                     name=f"r{k}") for k in range(MIN_RUNS + 1)]
+    model = PositionModel.build(runs, q)
+    for spreads in (NO_SPREAD, {"spread": 1.0, "shared_spread": 0.5}):
+        how = EstimateSettings(b=4000, grow=True, **spreads)
+        each = Growth.build(model, q, how, 2, None, 4000).counts[:, 0, 1]
+        summed = Growth.build(model, q, how, 2, None, 4000, exact_depth=5).counts[:, 0, 1]
+        assert summed.mean() == pytest.approx(each.mean(), rel=0.02)
+        assert summed.std() == pytest.approx(each.std(), rel=0.08)

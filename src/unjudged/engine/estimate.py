@@ -334,17 +334,16 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
 
 
 #: how deep growing normalisers look (or the deepest cutoff of the measures, if deeper)
-GROW_DEPTH = 100
-
-
 def growth_of(model: PositionModel, qrels: Qrels, measures: list[Measure],
               settings: EstimateSettings) -> Growth:
     """The drawn grade counts that grow the normalisers: every unjudged document some run
-    retrieves within GROW_DEPTH (or the deepest cutoff of the measures)."""
-    # a deeper collection's normaliser counts relevant documents below any cutoff of ours
-    depth = max([GROW_DEPTH] + [m.cutoff for m in measures if m.cutoff is not None])
+    retrieves, at any rank (a deeper collection's normaliser counts relevant documents below
+    any cutoff of ours). Those within the deepest cutoff of the measures are drawn as in the
+    runs; the deeper ones as a sum (unjudged.strategies.growth)."""
+    cutoffs = [m.cutoff for m in measures]
+    exact = None if None in cutoffs else max(c for c in cutoffs if c is not None)
     levels = max(int(qrels.key_grades.max(initial=0)) + 1, 2)
-    return Growth.build(model, qrels, settings, levels, depth, settings.b)
+    return Growth.build(model, qrels, settings, levels, None, settings.b, exact_depth=exact)
 
 
 def _rankings(s: Fill, at: AtCutoff, once: dict[str, tuple[Judged, ...]],

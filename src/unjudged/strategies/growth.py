@@ -6,10 +6,18 @@ not retrieve. But a collection judged further finds relevant documents the pool 
 its normalisers grow: on a shallow pool nDCG and AP are then overestimated, whatever the prior.
 
 With growth, every unjudged document that some run retrieves within the top `depth` draws a
-grade in each iteration (the same coupled draw as in the runs: a function of seed, topic,
-document and iteration), and the topic's normaliser in that iteration counts the judged documents
-plus the drawn ones. The counts are the same for every run, so the runs stay comparable with each
-other in every iteration; they are no longer comparable with scores computed on the pool alone.
+grade in each iteration, and the topic's normaliser in that iteration counts the judged documents
+plus the drawn ones. The documents some run ranks within `exact_depth` (the depth the measures
+read) draw exactly as in the runs (the same coupled draw: a function of seed, topic, document and
+iteration), so a run's drawn relevant documents are among the ones its normaliser counts. The
+deeper ones only add to the counts, and only their number matters: per (topic, iteration and
+grade) it is a sum of independent Bernoulli variates whose probabilities the iteration's shift of
+the prior moves together, drawn as a normal with that sum's mean and variance (interpolated over
+the shift). On TREC-COVID round 1 (143 runs, every retrieved document, b = 2,000) the counts'
+means agree with drawing every document to 1.6% and their standard deviations to 5%, and
+building them takes 0.9 s instead of 18 s (b = 10,000: 3 s; depth 100 alone took 23 s). The
+counts are the same for every run, so the runs stay comparable with each other in every
+iteration; they are no longer comparable with scores computed on the pool alone.
 
 Example:
     >>> from unjudged.io import read_qrels, read_run
@@ -25,6 +33,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -34,8 +43,13 @@ from unjudged.data._strings import index_codes
 from unjudged.data.judged import Pool
 from unjudged.data.qrels import Qrels
 from unjudged.strategies.base import Drawing
-from unjudged.strategies.bootstrap import _CELLS, pool_prior, requests
-from unjudged.strategies.position import PositionModel
+from unjudged.strategies.bootstrap import _CELLS, _log_odds, _shifts, pool_prior, requests
+from unjudged.strategies.keys import combine, name_key, normals
+from unjudged.strategies.position import PositionModel, topic_keys
+
+#: (rows,) -> (rows, levels) grade probabilities of the model's documents `rows`
+Probabilities = Callable[[np.ndarray], np.ndarray]
+_GRID = 65  # shifts at which the sums' means and variances are computed (interpolated between)
 
 
 @dataclass(frozen=True)
@@ -45,22 +59,40 @@ class Growth:
 
     topics: list[str]
     counts: np.ndarray  # (b, topics, levels) int32
-    depth: int
+    depth: int | None  # None: documents retrieved at any rank
 
     @classmethod
-    def build(cls, model: PositionModel, qrels: Qrels, how: Drawing, levels: int, depth: int,
-              b: int) -> Growth:
+    def build(cls, model: PositionModel, qrels: Qrels, how: Drawing, levels: int,
+              depth: int | None, b: int, exact_depth: int | None = None) -> Growth:
+        """Counts of the unjudged documents some run retrieves within `depth` (None: at any
+        rank); those within `exact_depth` (None: all) drawn one by one, the rest as a sum."""
         topics = model.topics
         judged = model.judged_keys(qrels)
         at = np.minimum(np.searchsorted(judged, model.keys), max(judged.size - 1, 0))
         known = (judged[at] == model.keys) if judged.size else np.zeros(model.keys.shape, bool)
-        todo = ~known & (model.best <= depth)
-        keys, owner = model.keys[todo], model.topic[todo]
-        if how.prior == "position":
-            p = model.probabilities(owner.astype(np.int64), keys, levels)
-        else:
-            p = pool_prior(Pool.build(qrels, topics, "unjudged"), levels)[owner]
+        todo = ~known if depth is None else ~known & (model.best <= depth)
+        exact = todo if exact_depth is None else todo & (model.best <= exact_depth)
+        rates = None if how.prior == "position" else \
+            pool_prior(Pool.build(qrels, topics, "unjudged"), levels)
+
+        def p_of(rows: np.ndarray) -> np.ndarray:
+            """(rows, levels) grade probabilities of the documents `rows` of the model."""
+            if rates is not None:
+                return rates[model.topic[rows]]
+            return model.probabilities(model.topic[rows].astype(np.int64), model.keys[rows],
+                                       levels)
+
         counts = np.zeros((b, len(topics), levels), dtype=np.int32)
+        cls._draw_exact(counts, np.flatnonzero(exact), p_of, topics, model, how)
+        cls._draw_sums(counts, np.flatnonzero(todo & ~exact), p_of, topics, model, how)
+        return cls(topics, counts, depth)
+
+    @staticmethod
+    def _draw_exact(counts: np.ndarray, rows: np.ndarray, p_of: Probabilities,
+                    topics: list[str], model: PositionModel, how: Drawing) -> None:
+        """Add each document's own coupled draw to its topic's counts."""
+        b, _, levels = counts.shape
+        keys, owner, p = model.keys[rows], model.topic[rows], p_of(rows)
         order = np.argsort(owner, kind="stable")
         keys, owner, p = keys[order], owner[order], p[order]
         bounds = np.searchsorted(owner, np.arange(len(topics) + 1))
@@ -74,8 +106,38 @@ class Growth:
                 got = requests(keys[a:z], p[a:z], [topics[t]], np.zeros(z - a, np.int64), how,
                                i0, i1)
                 for g in range(1, levels):
-                    counts[i0:i1, t, g] = (got == g).sum(axis=-1)
-        return cls(topics, counts, depth)
+                    counts[i0:i1, t, g] += (got == g).sum(axis=-1)
+
+    @staticmethod
+    def _draw_sums(counts: np.ndarray, rows: np.ndarray, p_of: Probabilities,
+                   topics: list[str], model: PositionModel, how: Drawing) -> None:
+        """Add, per topic and iteration, how many of the documents `rows` take each grade g:
+        a sum of Bernoulli variates with probabilities P(g | shift) (each grade's tail
+        probability moved by the iteration's shift in log-odds), drawn as a normal of that
+        sum's mean and variance, rounded, at least 0 (one variate per topic, iteration and
+        grade: the small negative covariance between grades is left out)."""
+        b, n_topics, levels = counts.shape
+        if rows.size == 0 or levels < 2:
+            return
+        owner = model.topic[rows]
+        logit = _log_odds(np.cumsum(p_of(rows)[:, ::-1], axis=-1)[:, ::-1][:, 1:])  # P(>= g)
+        tk = topic_keys(topics)
+        variates = np.stack([normals(combine(tk, name_key("growth-sum", g)), how.seed, 0, b)
+                             for g in range(1, levels)], axis=-1)  # (b, topics, grades >= 1)
+        shifts = _shifts(topics, how, 0, b) if how.spread or how.shared_spread else \
+            np.zeros((b, n_topics))
+        for t in np.unique(owner):
+            s = shifts[:, t]
+            grid = np.linspace(s.min(), s.max(), _GRID) if s.max() > s.min() else s[:1]
+            with np.errstate(over="ignore"):
+                tail = 1.0 / (1.0 + np.exp(-(logit[owner == t][None] + grid[:, None, None])))
+            p = tail - np.concatenate([tail[..., 1:], np.zeros(tail.shape[:-1] + (1,))], axis=-1)
+            mean = np.stack([np.interp(s, grid, p[..., g].sum(axis=1))
+                             for g in range(p.shape[-1])], axis=-1)  # (b, grades >= 1)
+            var = np.stack([np.interp(s, grid, (p[..., g] * (1.0 - p[..., g])).sum(axis=1))
+                            for g in range(p.shape[-1])], axis=-1)
+            drawn = np.rint(mean + np.sqrt(var) * variates[:, t])
+            counts[:, t, 1:] += np.maximum(drawn, 0).astype(np.int32)
 
     @cached_property
     def _topic_index(self) -> dict[str, int]:
