@@ -138,8 +138,9 @@ def run_estimates(setup: Setup, prior: str, b: int, seed: int, workers: int = 1,
                         methods=METHODS,
                         prior=prior, b=b, seed=seed, keep_samples=True, workers=workers,
                         # the bootstrap as docs/unjudged-documents.md measured it: the prior
-                        # taken as exact, the run prior falling back to the pool's
-                        spread=0.0, shared_spread=0.0, empty_run="pool")
+                        # taken as exact, the run prior falling back to the pool's, the pool's
+                        # normalisers
+                        spread=0.0, shared_spread=0.0, empty_run="pool", grow=False)
     seconds = time.perf_counter() - t0
     points = {m: np.stack([r.points[m] for r in est.runs]) for m in DETERMINISTIC + BOUNDS}
     stats = np.stack([r.stats for r in est.runs])

@@ -94,8 +94,10 @@ def test_demo_runs_on_shipped_data():
     assert lines[10] == (
         "nonrel: unjudged counted non-relevant (trec_eval); condensed: unjudged removed; "
         "upper: the comparable upper bound; bootstrap: mean and 90% interval of b draws "
-        "of the unjudged grades; guaranteed_*: bounds whatever the true grades (not "
-        "comparable). See docs/unjudged-documents.md and docs/calibration.md.")
+        "of the unjudged grades, the drawn relevant ones also growing the ideal ranking "
+        "(an estimate of the fully judged score, not comparable); guaranteed_*: bounds "
+        "whatever the true grades (not comparable). See docs/unjudged-documents.md and "
+        "docs/calibration.md.")
     assert lines[12].split()[:5] == ["run", "topic", "measure", "nonrel", "condensed"]
     heading = lines.index("How much of each run is judged? (unjudged coverage; round 1 pooled "
                           "the top 7 of one run per team)")

@@ -109,6 +109,28 @@ def test_samples_file(tmp_path, ext):
         assert all(len(s) == 50 for s in table["samples"])
 
 
+def test_normalisers_grow_by_default_and_the_note_says_so(tmp_path):
+    """x (unjudged) above a (relevant), the pool prior 1/2: grown, x relevant makes R = 2 and
+    AP = (1/1 + 2/2) / 2 = 1, else 1/2: mean 3/4. --no-grow (and the run priors, which cannot
+    grow a normaliser every run shares) keep R = 1: no relevant grade is left for x, AP 1/2."""
+    qrels, runs = write_collection(tmp_path, "1 0 a 1\n1 0 b 0\n",
+                                   {"r.run": "1 Q0 x 1 3.0 r\n1 Q0 a 2 2.0 r\n"})
+    args = ["estimate", qrels, runs, "-m", "AP", "-b", "4000", "--methods", "bootstrap",
+            "-f", "jsonl", "--spread", "0", "--shared-spread", "0"]
+    grown = _run(*args, "--prior", "pool")
+    assert grown.exit_code == 0, grown.output
+    assert json.loads(grown.stdout.splitlines()[0])["value"] == pytest.approx(0.75, abs=0.02)
+    for extra in (["--prior", "pool", "--no-grow"], ["--prior", "run"]):
+        fixed = _run(*args, *extra)
+        assert json.loads(fixed.stdout.splitlines()[0])["value"] == 0.5
+    table = _run(*args[:-6], "--prior", "pool")
+    assert "normalisers grown by the drawn relevant documents" in table.stdout
+    table = _run(*args[:-6], "--no-grow")
+    assert "normalisers the pool's (comparable with scores on the pool)" in table.stdout
+    refused = _run(*args, "--prior", "run", "--grow")
+    assert refused.exit_code == 2 and "growing normalisers needs a prior" in refused.output
+
+
 def test_plot_files(tmp_path):
     qrels, runs = _files(tmp_path)
     out = tmp_path / "fig.png"

@@ -24,7 +24,7 @@ def test_ap_with_a_growing_number_of_relevant_documents():
     ms = parse_measures("AP,nDCG")
     fixed = estimate_all([run], q, ms, EstimateSettings(methods=("bootstrap",), b=2000,
                                                         prior="pool", keep_samples=True,
-                                                        **NO_SPREAD))
+                                                        grow=False, **NO_SPREAD))
     assert set(np.unique(fixed.runs[0].samples[:, 0, 0])) == {0.5}
     grown = estimate_all([run], q, ms, EstimateSettings(methods=("bootstrap",), b=2000,
                                                         prior="pool", grow=True,

@@ -19,6 +19,7 @@ from unjudged.measures import Measure, families, parse_measures
 from unjudged.strategies import bootstrap as bs
 from unjudged.strategies import fill
 from unjudged.strategies.position import PositionModel, run_keys
+from unjudged.strategies.priors import GROW_PRIORS
 from unjudged.strategies.summaries import (
     cross_validated_quantile,
     fit_quantile,
@@ -148,11 +149,12 @@ PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCh
 @PROPS
 @given(collections(), st.sampled_from(bs.PRIORS), st.sampled_from(["normalised", "all"]))
 def test_samples_lie_between_nonrel_and_upper(data, prior, cap):
-    """Within [nonrel, upper] where grades come from the pool (every measure with cap "all",
-    the normalised ones by default); at least nonrel and within range elsewhere."""
+    """With the pool's normalisers (--no-grow): within [nonrel, upper] where grades come from
+    the pool (every measure with cap "all", the normalised ones by default); at least nonrel
+    and within range elsewhere."""
     qrels, run = data
     r = estimate_run(read_run(run), read_qrels(qrels), ESTIMABLE, b=60, prior=prior,
-                     keep_samples=True, cap=cap)
+                     keep_samples=True, cap=cap, grow=False)
     for i, m in enumerate(ESTIMABLE):
         if not m.spec.monotone:
             continue
@@ -166,6 +168,25 @@ def test_samples_lie_between_nonrel_and_upper(data, prior, cap):
         if m.spec.guaranteed:
             glo, ghi = r.points["guaranteed_lower"][:, i], r.points["guaranteed_upper"][:, i]
             assert np.all(glo <= lo + 1e-12) and np.all(ghi >= hi - 1e-12), m.name
+
+
+@PROPS
+@given(collections(), st.sampled_from(GROW_PRIORS))
+def test_grown_samples_lie_within_the_guaranteed_bounds(data, prior):
+    """With growing normalisers (the default for these priors), a run estimated alone grows
+    them with its own unjudged documents only: every sample is a score some assignment of
+    grades to them gives, so it lies within the guaranteed bounds (and the measure's range)."""
+    qrels, run = data
+    r = estimate_run(read_run(run), read_qrels(qrels), ESTIMABLE, b=60, prior=prior,
+                     keep_samples=True)
+    for i, m in enumerate(ESTIMABLE):
+        s = r.samples[:, :, i]
+        if m.spec.bounded is not None:
+            assert np.all(s >= m.spec.bounded[0] - 1e-12), m.name
+            assert np.all(s <= m.spec.bounded[1] + 1e-12), m.name
+        if m.spec.guaranteed and m.spec.monotone:
+            glo, ghi = r.points["guaranteed_lower"][:, i], r.points["guaranteed_upper"][:, i]
+            assert np.all(s >= glo - 1e-12) and np.all(s <= ghi + 1e-12), m.name
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -268,7 +289,7 @@ def test_measures_without_a_normaliser_take_the_grades_as_drawn():
     run = read_run({"t": {"x": 3.0, "y": 2.0, "z": 1.0}}, name="r")
     ms = parse_measures(["P@3", "nDCG@3"])
     draw = {"prior": "pool", "spread": 0.0, "shared_spread": 0.0, "b": 4000,
-            "methods": ["bootstrap", "upper"], "keep_samples": True}
+            "methods": ["bootstrap", "upper"], "keep_samples": True, "grow": False}
     seed = estimate_run(run, q, ms, cap="all", **draw)
     free = estimate_run(run, q, ms, **draw)
     assert seed.samples[:, 0, 0].max() == pytest.approx(1 / 3)

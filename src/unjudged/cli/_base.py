@@ -242,9 +242,11 @@ def draw_options(f):
         click.option("--empty-run", type=click.Choice(EMPTY_RUN), default="zero",
                      show_default=True, help="The run prior of a ranking with no judged "
                      "document: grade 0 (as the seed authors' code), or the pool's."),
-        click.option("--grow", is_flag=True, help="Drawn relevant documents add to the "
-                     "normalisers (ideal DCG, number of relevant documents), as a deeper "
-                     "judging would: for shallow pools; needs --prior pool or position."),
+        click.option("--grow/--no-grow", default=None, help="Drawn relevant documents add "
+                     "to the normalisers (ideal DCG, number of relevant documents), as a "
+                     "deeper judging would: the default with --prior pool or position (the "
+                     "others cannot). --no-grow keeps the pool's normalisers, so that "
+                     "estimates compare with scores on the pool (seed 000)."),
         click.option("--cap", type=click.Choice(CAPS), default=DEFAULT_CAP, show_default=True,
                      help="Whose drawn grades come from what the pool still has: measures with "
                      "a normaliser (nDCG, AP, recall...; P@k, RR, Success and RBP take the "

@@ -284,8 +284,10 @@ DEMO_B = 10_000
 #: One line on the demo's estimate columns, with where they are explained.
 DEMO_LEGEND = ("nonrel: unjudged counted non-relevant (trec_eval); condensed: unjudged removed; "
                "upper: the comparable upper bound; bootstrap: mean and 90% interval of b draws "
-               "of the unjudged grades; guaranteed_*: bounds whatever the true grades (not "
-               "comparable). See docs/unjudged-documents.md and docs/calibration.md.")
+               "of the unjudged grades, the drawn relevant ones also growing the ideal ranking "
+               "(an estimate of the fully judged score, not comparable); guaranteed_*: bounds "
+               "whatever the true grades (not comparable). See docs/unjudged-documents.md and "
+               "docs/calibration.md.")
 
 
 @main.command("demo")

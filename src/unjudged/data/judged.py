@@ -7,14 +7,18 @@ a leading sample axis ``(samples, topics, depth)``, which is how bootstrap estim
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, TypeVar
 
 import numpy as np
 
 from unjudged.data.qrels import MISSING, Qrels
 from unjudged.data.run import Run
 from unjudged.policies import Policies
+
+T = TypeVar("T")
 
 #: Grade codes in a judged ranking. Non-negative values are judged grades.
 UNJUDGED = -1  #: in the qrels with a negative grade: pooled but not judged
@@ -42,6 +46,18 @@ class Pool:
 
     def num_rel(self, level: int) -> np.ndarray:
         return (self.sorted_grades >= level).sum(axis=-1)
+
+    @cached_property
+    def _memo(self) -> dict[tuple, Any]:
+        return {}
+
+    def memo(self, key: tuple, make: Callable[[], T]) -> T:
+        """make(), computed once per pool and `key`: a bootstrap's grown pool (per iteration,
+        see unjudged.strategies.growth) is shared by every run, and its ideal gains cost as
+        much as the runs' own (and so are its topic slices)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
 
     def num_nonrel(self, level: int) -> np.ndarray:
         return self.num_judged - self.num_rel(level)

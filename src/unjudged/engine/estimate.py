@@ -25,6 +25,8 @@ from unjudged.strategies.priors import (
     DEFAULT_PRIOR,
     DEFAULT_SHARED_SPREAD,
     DEFAULT_SPREAD,
+    check_prior,
+    default_grow,
 )
 from unjudged.strategies.registry import BASELINE, STRATEGIES
 from unjudged.strategies.summaries import STATS, describe, parse_point
@@ -68,13 +70,17 @@ class EstimateSettings:
     shared_spread: float = DEFAULT_SHARED_SPREAD
     #: the run prior of a ranking with no judged document: "pool" or "zero"
     empty_run: str = "zero"
-    #: drawn relevant documents add to the normalisers (unjudged.strategies.growth)
-    grow: bool = False
+    #: drawn relevant documents add to the normalisers (unjudged.strategies.growth); None:
+    #: wherever the prior allows it (pool, position), the default the calibration bench chose
+    grow: bool | None = None
     #: whose drawn grades come from what the pool still has: "normalised" measures or "all"
     cap: str = DEFAULT_CAP
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "methods", check_methods(self.methods))
+        if self.grow is None:
+            check_prior(self.prior)
+            object.__setattr__(self, "grow", default_grow(self.prior))
         parse_point(self.point)
         for s in STRATEGIES:
             if isinstance(s, Sampled):
@@ -134,6 +140,8 @@ class Estimates:
     #: the model of all runs (position prior) and the grown normalisers the draws used; hand it
     #: to another estimate of some of the same runs to draw exactly the same
     context: DrawContext | None = None
+    #: whether the drawn relevant documents grew the normalisers
+    grow: bool = False
 
     def rows(self, per_topic: bool = True) -> Iterable[dict[str, Any]]:
         """One dict per (run, topic, measure, column): `value`, or a random strategy's
@@ -333,7 +341,6 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
     return out
 
 
-#: how deep growing normalisers look (or the deepest cutoff of the measures, if deeper)
 def growth_of(model: PositionModel, qrels: Qrels, measures: list[Measure],
               settings: EstimateSettings) -> Growth:
     """The drawn grade counts that grow the normalisers: every unjudged document some run
@@ -427,7 +434,7 @@ def draw_context(runs: Sequence[Run], qrels: Qrels, measures: list[Measure],
 
 
 def _shares_context(settings: EstimateSettings) -> bool:
-    return ((settings.prior == "position" or settings.grow)
+    return ((settings.prior == "position" or bool(settings.grow))
             and any(STRATEGIES[m].random for m in settings.methods))
 
 
@@ -478,7 +485,7 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         out = executor.map(_estimate_task, runs, desc=desc, chunksize=1,
                            shared=_Shared(qrels, measures, pools, settings, context))
     return Estimates(out, settings.methods, settings.prior, settings.b, settings.seed,
-                     settings.point, settings.interval, context)
+                     settings.point, settings.interval, context, bool(settings.grow))
 
 
 def _estimate_task(shared: _Shared, run: Run) -> RunEstimate:

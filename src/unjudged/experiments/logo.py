@@ -163,7 +163,9 @@ def leave_one_group_out(runs: Sequence[Run], qrels: Qrels, groups: dict[str, str
     unjudged.parallel's (serial when None). `strategies` default to every comparable one.
     Runs that did not contribute to the pool (`non_contributors`, from `contributors` or the
     qrels) are noted (an UnjudgedWarning), or refused (IncompatibleInputsError) when `strict`.
-    `draw` passes other bootstrap settings (EstimateSettings' spread, shared_spread, ...).
+    `draw` passes other bootstrap settings (EstimateSettings' spread, shared_spread, ...);
+    normalisers do not grow unless it says so: the truth here is the full pool, whose
+    normalisers count only what the pool judged.
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
@@ -201,7 +203,7 @@ def leave_one_group_out(runs: Sequence[Run], qrels: Qrels, groups: dict[str, str
     topics = [t for t in qrels.topics
               if any(t in truth_all.runs[i].topics for i in kept)]
     options = dict(measures=ms, strategies=strategies, b=b, seed=seed, point=point,
-                   policies=policies, draw=dict(draw or {}))
+                   policies=policies, draw={"grow": False, **(draw or {})})
     shared = {"runs": {r.name: r for r in runs}, "qrels": qrels, "removed": removed,
               "options": options}
     items = [(group_of[runs[i].name], runs[i].name) for i in kept]

@@ -12,12 +12,13 @@ def _ideal_positions(j) -> np.ndarray:
     """Each retrieved relevant document's place (1-based) in the ideal ranking: all documents of
     grade > 0 by grade, best first, those of one grade in the run's order; 0 elsewhere."""
     g = j.grades
-    pool = j.pool.sorted_grades
-    top = int(max(pool.max(initial=0), g.max(initial=0)))
+    top = int(max(j.pool.sorted_grades.max(initial=0), g.max(initial=0)))
     pos = np.zeros(g.shape, dtype=np.int64)
     for grade in range(1, top + 1):
         at = g == grade
-        better = (pool > grade).sum(axis=-1)[:, None]
+        # counted by the pool (a grown pool lays out only its best grades, see
+        # unjudged.strategies.growth), per topic and any leading sample axis
+        better = np.broadcast_to(j.pool.num_rel(grade + 1), g.shape[:-1])[..., None]
         pos = np.where(at, better + np.cumsum(at, axis=-1), pos)
     return pos
 
@@ -42,7 +43,7 @@ def compat(j, p=0.95, normalize=True):
         1.0
     """
     g = j.grades
-    nrel = (j.pool.sorted_grades > 0).sum(axis=-1)
+    nrel = np.broadcast_to(j.pool.num_rel(1), g.shape[:-1])
     ret = (g != PAD).sum(axis=-1)
     ideal = _ideal_positions(j)
     rank = np.arange(1, g.shape[-1] + 1)

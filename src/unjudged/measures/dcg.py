@@ -66,7 +66,9 @@ def gain_values(grades: np.ndarray, dcg: str = "log2", gains: str | None = None)
 
 def ideal_gains(j, depth: int | None, dcg: str = "log2", gains: str | None = None) -> np.ndarray:
     """Gains of the ideal ranking (n, depth): judged documents by gain, best first, >= 0."""
-    ideal = gain_values(j.pool.ideal_grades(None), dcg, gains)
+    # gains rise with the grade, so the best `depth` grades are the best gains; a map may
+    # reorder them, and then every judged grade is read and sorted by gain
+    ideal = gain_values(j.pool.ideal_grades(None if gains else depth), dcg, gains)
     if gains:
         ideal = -np.sort(-ideal, axis=-1)
     ideal = np.maximum(ideal, 0.0)
@@ -85,8 +87,13 @@ def _prefix_dcg(gain: np.ndarray) -> np.ndarray:
 def ndcg(j, cutoff=None, dcg="log2", gains=None):
     got = gain_values(j.cut(cutoff), dcg, gains)
     got = (got / discount(got.shape[-1])).sum(axis=-1)
+    return divide(got, j.pool.memo(("ideal dcg", cutoff, dcg, gains),
+                                   lambda: _ideal_dcg(j, cutoff, dcg, gains)))
+
+
+def _ideal_dcg(j, cutoff, dcg, gains):
     ideal = ideal_gains(j, cutoff, dcg, gains)
-    return divide(got, (ideal / discount(ideal.shape[-1])).sum(axis=-1))
+    return (ideal / discount(ideal.shape[-1])).sum(axis=-1)
 
 
 def _aligned(j, dcg, gains):

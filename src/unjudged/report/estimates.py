@@ -90,8 +90,15 @@ def _wide(rows: list[dict], est) -> str:
     shown = sorted((STRATEGIES[n] for n in est.methods if n in STRATEGIES),
                    key=lambda s: s.random)
     note = "".join(s.note.format(b=est.b, prior=est.prior, seed=est.seed, point=est.point,
-                                 interval=level) + "\n" for s in shown if s.note)
+                                 interval=level, normalisers=normalisers(est.grow))
+                   + "\n" for s in shown if s.note)
     return "\n".join(text) + "\n" + note
+
+
+def normalisers(grow: bool) -> str:
+    """How the bootstrap's normalisers (ideal DCG, R) were taken, for its notes."""
+    return ("grown by the drawn relevant documents (not comparable with scores on the pool)"
+            if grow else "the pool's (comparable with scores on the pool)")
 
 
 def write_samples(est, path: str) -> None:
@@ -148,6 +155,6 @@ def render_pairs(est, fmt: str = "table") -> str:
                         for i, (c, w) in enumerate(zip(line, widths, strict=True))).rstrip()
               for line in body]
     note = (f"# P(A > B): share of the {est.b} coupled bootstrap iterations (prior={est.prior}, "
-            f"seed={est.seed}) in which run A's score is above run B's (unjudged documents "
-            f"only: the topics are fixed).\n")
+            f"seed={est.seed}, normalisers {normalisers(est.grow)}) in which run A's score is "
+            f"above run B's (unjudged documents only: the topics are fixed).\n")
     return "\n".join(lines) + "\n" + note

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 #: their average, or the document's position among the runs (unjudged.strategies.position).
 PRIORS = ("pool", "run", "pool+run", "position")
 #: The priors that depend on the document only (not on the run): the ones whose draws can add to
-#: a normaliser shared by every run.
+#: a normaliser shared by every run. With them, normalisers grow by default (the calibration
+#: bench: the truth's ideal DCG and R count relevant documents no pool found); the run priors
+#: keep the pool's.
 GROW_PRIORS = ("pool", "position")
 #: The run prior of a ranking without judged documents: grade 0 (the default, chosen by the
 #: calibration bench), or the pool's.
@@ -39,6 +41,16 @@ def check_prior(prior: str) -> None:
     """
     if prior not in PRIORS:
         raise InvalidOptionError(f"prior must be one of {', '.join(PRIORS)}, not {prior!r}")
+
+
+def default_grow(prior: str) -> bool:
+    """Whether normalisers grow when the user does not say: wherever the prior allows it.
+
+    Example:
+        >>> default_grow("position"), default_grow("pool+run")
+        (True, False)
+    """
+    return prior in GROW_PRIORS
 
 
 def check_draw_options(options: DrawOptions) -> None:

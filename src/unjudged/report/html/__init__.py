@@ -152,7 +152,10 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
         title=html.escape(f"unjudged report: {len(data.leaderboards[data.measures[0]])} runs"),
         n_runs=len(data.leaderboards[data.measures[0]]), b=data.b, measure0=html.escape(
             data.measures[0]), leaderboard=leaderboard, against=against, pairs=pairs,
-        n_panels=n_panels, panels=panels,
+        n_panels=n_panels, panels=panels, normalisers=(
+            " (a drawn relevant document also adds to the ideal ranking and to the number of "
+            "relevant documents, as a deeper judging would, so these scores are not comparable "
+            "with scores on the judged pool)" if data.est.grow else ""),
         topics=table("topics", data.topics, T.TOPICS), collection=collection,
         footer=footer_html(meta))
     return page

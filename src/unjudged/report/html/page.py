@@ -34,20 +34,20 @@ PAGE = Template("""<!DOCTYPE html>
 <title>$title</title><style>""" + STYLE + """</style></head>
 <body>
 <h1>$title</h1>
-<p class="note">How far can these scores be trusted? Every score is shown beside Judged@k,
-the share of the top k that is judged. The strategies for unjudged documents: nonrel
-(trec_eval: unjudged = non-relevant, the lower end), condensed (unjudged removed), upper
-(unjudged = relevant where that is comparable) and the bootstrap ($b draws; point estimate and
-90% interval).</p>
+<p class="note">How far can these scores be trusted? Every score is shown beside Judged@k, the
+share of the top k that is judged. The strategies for unjudged documents: nonrel (trec_eval:
+unjudged = non-relevant, the lower end while the pool's normalisers hold), condensed (unjudged
+removed), upper (unjudged = relevant where that is comparable) and the bootstrap ($b draws;
+point estimate and 90% interval).</p>
 <section id="leaderboard"><h2>1. Leaderboard</h2>
 <p class="note">Runs ranked by their mean score (trec_eval's). Per run the bootstrap's 90%
 interval of the mean score and of the rank (1 = best; equal scores share the better rank), both
 over the same draws for every run. A pair's order is uncertain when the bootstrap puts neither
-run ahead in at least 95% of its draws (and they do not tie in 95%), and reversed when it
-puts the lower run here ahead in 95% or more. Per run: with how many runs that is so;
-highlighted (orange in the figure) when it is so against a neighbouring row, so that the two
-could swap; below each table every such pair. What these intervals cover: only the grades of
-the unjudged documents, drawn from the bootstrap's prior; the judged grades and the topics are
+run ahead in at least 95% of its draws (and they do not tie in 95%), and reversed when it puts
+the lower run here ahead in 95% or more. Per run: with how many runs that is so; highlighted
+(orange in the figure) when it is so against a neighbouring row, so that the two could swap;
+below each table every such pair. What these intervals cover: only the grades of the unjudged
+documents, drawn from the bootstrap's prior$normalisers; the judged grades and the topics are
 fixed, so they say nothing of how the scores would change on other topics. Topic sampling is
 what the p-values of section 2 are about (with unjudged documents counted non-relevant).</p>
 $leaderboard

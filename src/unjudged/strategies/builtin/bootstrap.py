@@ -27,7 +27,8 @@ class Bootstrap(Sampled):
     description = "grades of unjudged documents drawn b times from a prior (a distribution)"
     from_pool = True
     variants = PRIORS
-    note = ("# bootstrap: b={b}, prior={prior}, seed={seed}; value = {point} of the "
+    note = ("# bootstrap: b={b}, prior={prior}, seed={seed}, normalisers {normalisers}; "
+            "value = {point} of the "
             "distribution; {interval} interval: its equal-tailed quantiles (uncertainty from the "
             "unjudged documents only: the topics are fixed).")
 

@@ -45,4 +45,10 @@ class Guaranteed(Fill):
 
         lower, upper = rankings
         low_end, high_end = m.spec.bounded or (-np.inf, np.inf)
-        return np.maximum(m.compute(lower), low_end), np.minimum(m.compute(upper), high_end)
+        high = np.minimum(m.compute(upper), high_end)
+        if m.spec.normalised and np.isfinite(high_end):
+            # no relevant document judged: the pool's normaliser is 0 and the measure with it,
+            # but an unjudged one found relevant could make the score the top of its range
+            empty = (upper.pool.num_rel(1) == 0) & (upper.grades > 0).any(axis=-1)
+            high = np.where(empty, high_end, high)
+        return np.maximum(m.compute(lower), low_end), high
