@@ -52,6 +52,26 @@ def test_growth_is_shared_by_every_run():
     np.testing.assert_array_equal(a2 == 0.5, a1 == 1.0)
 
 
+def test_uncut_ndcg_reads_the_whole_grown_ideal_ranking():
+    """A fully judged ranking: a (relevant) alone, while the pool also holds b (relevant). Its
+    uncut nDCG is 1 / (1 + 1/log2(3)) in every draw, grown or not: the ideal ranking counts b
+    beyond the run's depth (it was once cut at the run's depth, which gave 1)."""
+    q = read_qrels({"t": {"a": 1, "b": 1, "c": 0}})
+    run = read_run({"t": {"a": 1.0}}, name="r")
+    est = estimate_all([run], q, parse_measures("nDCG,nDCGRel"),
+                       EstimateSettings(methods=("bootstrap",), b=200, prior="pool",
+                                        keep_samples=True))
+    assert est.grow
+    np.testing.assert_allclose(est.runs[0].samples[:, 0, 0], 1 / (1 + 1 / np.log2(3)))
+
+
+def test_normalisers_grow_by_default_where_the_prior_allows():
+    assert EstimateSettings().grow and EstimateSettings(prior="pool").grow
+    assert not EstimateSettings(prior="run").grow
+    assert not EstimateSettings(prior="pool+run").grow
+    assert not EstimateSettings(grow=False).grow
+
+
 def test_grow_needs_a_prior_of_the_document():
     with pytest.raises(InvalidOptionError, match="growing normalisers"):
         EstimateSettings(prior="pool+run", grow=True)

@@ -211,6 +211,16 @@ def test_guaranteed_bounds_hold_for_every_assignment(judgments, ranking):
         assert not bad, (grades, bad)
 
 
+def test_guaranteed_upper_without_a_judged_relevant_document():
+    """Nothing relevant judged: the pool's R is 0 and recall with it, but the unjudged x could
+    be relevant, and then recall is 1: the guaranteed upper bound of a normalised measure is
+    the top of its range (it was 0); P@2, which has no normaliser, stays 1/2."""
+    r = _one({"t": {"b": 0}}, {"t": {"x": 2.0, "b": 1.0}}, "R@2,P@2,nDCG@2",
+             methods=["guaranteed"])
+    assert r.points["guaranteed_upper"][0].tolist() == [1.0, 0.5, 1.0]
+    assert r.points["guaranteed_lower"][0].tolist() == [0.0, 0.0, 0.0]
+
+
 # every strategy on fully judged rankings, and the bounds over all of them: see
 # tests/test_strategy_registry.py (it loops over the registry)
 

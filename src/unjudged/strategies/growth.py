@@ -1,4 +1,5 @@
-"""Drawn relevant documents that add to the normaliser (`--grow`).
+"""Drawn relevant documents that add to the normaliser (the default with the pool and position
+priors; `--no-grow` keeps the pool's).
 
 The seed's bootstrap keeps every measure's normaliser (the ideal ranking, the number of relevant
 documents) at the pool's: a drawn relevant document takes the place of a judged one the run did
