@@ -21,6 +21,9 @@ every unjudged document of a 1000-deep ranking, 65 times slower, for a differenc
 
     .venv/bin/python benchmarks/calibration.py [--quick] [--b 1000] [--workers 2]
         [--out-md docs/calibration.md] [--out-json benchmarks/results/calibration.json]
+    # the spreads compared for the default (docs/calibration.md, "Default spreads"):
+    .venv/bin/python benchmarks/calibration.py --b 300 --only covid,logo,text \
+        --spreads 1/0.5,0.75/0.5,0.5/0.5,0.75/0.25,0.5/0.25
 
 Writes the tables into docs/calibration.md between markers (rerunning regenerates them) and
 the plot docs/images/calibration.png.
@@ -275,8 +278,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="only rewrite the markdown and the plot from --out-json's results")
     ap.add_argument("--pool-depths", default=None,
                     help="depths of the text collections' pools (default: 10)")
+    ap.add_argument("--spreads", default=None,
+                    help="S/H,...: compare these --spread/--shared-spread pairs (the other "
+                    "settings the defaults) instead of the methods above; writes only "
+                    "--out-json (default results/calibration_spreads.json) and prints the "
+                    "coverage of the nominal 90%% intervals")
     ap.add_argument("--out-md", default=str(ROOT / "docs" / "calibration.md"))
-    ap.add_argument("--out-json", default=str(HERE / "results" / "calibration.json"))
+    ap.add_argument("--out-json", default=None,
+                    help="default: results/calibration.json")
     ap.add_argument("--plot", default=str(ROOT / "docs" / "images" / "calibration.png"))
     args = ap.parse_args(argv)
     args.argv = argv if argv is not None else sys.argv[1:]
@@ -287,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.pool_depths:
         global POOL_DEPTHS
         POOL_DEPTHS = tuple(int(k) for k in args.pool_depths.split(","))
+    if args.spreads:
+        return spread_grid(args, b)
+    args.out_json = args.out_json or str(HERE / "results" / "calibration.json")
     parts = {"covid": covid, "logo": logo, "text": text, "sampling": sampling}
     chosen = args.only.split(",") if args.only else list(parts)
     if args.from_json:
@@ -310,6 +322,35 @@ def main(argv: list[str] | None = None) -> int:
         write_section(Path(args.out_md), markdown(rows, command, b, seconds, resolved))
     print(f"done in {seconds:.0f} s", file=sys.stderr)
     return 0
+
+
+def spread_grid(args: Any, b: int) -> int:
+    """The bench with one method per spread pair (docs/calibration.md, "Default spreads")."""
+    global METHODS
+    METHODS = [(f"spreads {pair}", {"spread": float(pair.split("/")[0]),
+                                    "shared_spread": float(pair.split("/")[1])})
+               for pair in args.spreads.split(",")]
+    args.out_json = args.out_json or str(HERE / "results" / "calibration_spreads.json")
+    parts = {"covid": covid, "logo": logo, "text": text}
+    rows, _, _ = run(args, args.only.split(",") if args.only else list(parts), parts, b)
+    print_grid(rows, [label for label, _ in METHODS])
+    return 0
+
+
+def print_grid(rows: list[dict[str, Any]], labels: list[str]) -> None:
+    """Coverage of the nominal 90% intervals per view, measure and method, as markdown."""
+    views = list(dict.fromkeys((r["collection"], r["truth"]) for r in rows
+                               if r.get("pairs") and ", new" not in r["collection"]))
+    for measure in dict.fromkeys(r["measure"] for r in rows):
+        print(f"\n{measure}: coverage of the nominal 90% interval")
+        print("| view | " + " | ".join(labels) + " |")
+        print("|---|" + "---:|" * len(labels))
+        for view in views:
+            got = {r["method"]: r["cover90"] for r in rows
+                   if (r["collection"], r["truth"]) == view and r["measure"] == measure}
+            print(f"| {view[0]}, {view[1]} | "
+                  + " | ".join(f"{100 * got[x]:.1f}%" if x in got else "-" for x in labels)
+                  + " |")
 
 
 if __name__ == "__main__":
