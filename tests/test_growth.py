@@ -103,7 +103,7 @@ def test_deep_documents_drawn_as_a_sum_match_drawing_each():
     model = PositionModel.build(runs, q)
     for spreads in (NO_SPREAD, {"spread": 1.0, "shared_spread": 0.5}):
         how = EstimateSettings(b=4000, grow=True, **spreads)
-        each = Growth.build(model, q, how, 2, None, 4000).counts[:, 0, 1]
-        summed = Growth.build(model, q, how, 2, None, 4000, exact_depth=5).counts[:, 0, 1]
+        each = Growth.build(model, q, how, 2, 4000).counts[:, 0, 1]
+        summed = Growth.build(model, q, how, 2, 4000, exact_depth=5).counts[:, 0, 1]
         assert summed.mean() == pytest.approx(each.mean(), rel=0.02)
         assert summed.std() == pytest.approx(each.std(), rel=0.08)

@@ -25,7 +25,6 @@ from unjudged.strategies.priors import (
     DEFAULT_PRIOR,
     DEFAULT_SHARED_SPREAD,
     DEFAULT_SPREAD,
-    check_prior,
     default_grow,
 )
 from unjudged.strategies.registry import BASELINE, STRATEGIES
@@ -78,8 +77,7 @@ class EstimateSettings:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "methods", check_methods(self.methods))
-        if self.grow is None:
-            check_prior(self.prior)
+        if self.grow is None:  # an unknown prior is refused below (Bootstrap.check)
             object.__setattr__(self, "grow", default_grow(self.prior))
         parse_point(self.point)
         for s in STRATEGIES:
@@ -350,7 +348,7 @@ def growth_of(model: PositionModel, qrels: Qrels, measures: list[Measure],
     cutoffs = [m.cutoff for m in measures]
     exact = None if None in cutoffs else max(c for c in cutoffs if c is not None)
     levels = max(int(qrels.key_grades.max(initial=0)) + 1, 2)
-    return Growth.build(model, qrels, settings, levels, None, settings.b, exact_depth=exact)
+    return Growth.build(model, qrels, settings, levels, settings.b, exact_depth=exact)
 
 
 def _rankings(s: Fill, at: AtCutoff, once: dict[str, tuple[Judged, ...]],

@@ -6,7 +6,7 @@ documents) at the pool's: a drawn relevant document takes the place of a judged 
 not retrieve. But a collection judged further finds relevant documents the pool never saw, and
 its normalisers grow: on a shallow pool nDCG and AP are then overestimated, whatever the prior.
 
-With growth, every unjudged document that some run retrieves within the top `depth` draws a
+With growth, every unjudged document that some run retrieves, at any rank, draws a
 grade in each iteration, and the topic's normaliser in that iteration counts the judged
 documents plus the drawn ones. The documents some run ranks within `exact_depth` (the depth the
 measures read) draw exactly as in the runs (the same coupled draw: a function of seed, topic,
@@ -28,14 +28,14 @@ Example:
     >>> runs = [read_run({"t": {"a": 3.0, "x": 2.0, "y": 1.0}}, name="r")]
     >>> model = PositionModel.build(runs, q)
     >>> g = Growth.build(model, q, Draw("pool", 0, np.zeros((1, 1), np.uint64)), levels=2,
-    ...                  depth=10, b=1000)
+    ...                  b=1000)
     >>> g.counts.shape, round(float(g.counts[:, 0, 1].mean()), 1)  # x, y relevant w.p. 1/2
     ((1000, 1, 2), 1.0)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -48,6 +48,7 @@ from unjudged.data.judged import Pool
 from unjudged.data.qrels import Qrels
 from unjudged.strategies.base import Drawing
 from unjudged.strategies.bootstrap import _CELLS, _log_odds, _shifts, pool_prior, requests
+from unjudged.strategies.fill import pool_counts
 from unjudged.strategies.keys import combine, name_key, normals
 from unjudged.strategies.position import PositionModel, topic_keys
 
@@ -57,38 +58,35 @@ _KEEP = 4  # pools Growth.pool keeps laid out
 _GRID = 65  # shifts at which the sums' means and variances are computed (interpolated between)
 
 
-def _per_topic(draw: Callable[[int], None], topics: int | list[int]) -> None:
+def _per_topic(draw: Callable[[int], None], topics: Iterable[int]) -> None:
     """draw(t) for every topic, two at a time: each writes its own topic's counts only, and
     numpy's array work releases the GIL (TREC-COVID round 1, b = 10,000: 2.4 s -> 1.4 s)."""
-    todo = range(topics) if isinstance(topics, int) else topics
     with ThreadPoolExecutor(max_workers=2) as pool:
-        for done in [pool.submit(draw, t) for t in todo]:
-            done.result()
+        list(pool.map(draw, topics))  # raises the first failure
 
 
 @dataclass(frozen=True)
 class Growth:
-    """Per iteration and topic, how many unjudged documents (retrieved by some run within
-    `depth`) drew each grade."""
+    """Per iteration and topic, how many unjudged documents (retrieved by some run) drew each
+    grade."""
 
     topics: list[str]
     counts: np.ndarray  # (b, topics, levels) int32
-    depth: int | None  # None: documents retrieved at any rank
     # the last pools laid out: every run of an estimate asks for the same ones, batch by batch
     # (and runs on a thread executor ask at once: hence the lock)
-    _laid_out: dict[tuple, Pool] = field(default_factory=dict, compare=False, repr=False)
+    _pools: dict[tuple, Pool] = field(default_factory=dict, compare=False, repr=False)
     _lock: Lock = field(default_factory=Lock, compare=False, repr=False)
 
     @classmethod
-    def build(cls, model: PositionModel, qrels: Qrels, how: Drawing, levels: int,
-              depth: int | None, b: int, exact_depth: int | None = None) -> Growth:
-        """Counts of the unjudged documents some run retrieves within `depth` (None: at any
-        rank); those within `exact_depth` (None: all) drawn one by one, the rest as a sum."""
+    def build(cls, model: PositionModel, qrels: Qrels, how: Drawing, levels: int, b: int,
+              exact_depth: int | None = None) -> Growth:
+        """Counts of the unjudged documents some run retrieves, at any rank; those some run
+        ranks within `exact_depth` (None: all) drawn one by one, the rest as a sum."""
         topics = model.topics
         judged = model.judged_keys(qrels)
         at = np.minimum(np.searchsorted(judged, model.keys), max(judged.size - 1, 0))
         known = (judged[at] == model.keys) if judged.size else np.zeros(model.keys.shape, bool)
-        todo = ~known if depth is None else ~known & (model.best <= depth)
+        todo = ~known
         exact = todo if exact_depth is None else todo & (model.best <= exact_depth)
         rates = None if how.prior == "position" else \
             pool_prior(Pool.build(qrels, topics, "unjudged"), levels)
@@ -103,7 +101,7 @@ class Growth:
         counts = np.zeros((b, len(topics), levels), dtype=np.int32)
         cls._draw_exact(counts, np.flatnonzero(exact), p_of, topics, model, how)
         cls._draw_sums(counts, np.flatnonzero(todo & ~exact), p_of, topics, model, how)
-        return cls(topics, counts, depth)
+        return cls(topics, counts)
 
     @staticmethod
     def _draw_exact(counts: np.ndarray, rows: np.ndarray, p_of: Probabilities,
@@ -125,7 +123,7 @@ class Growth:
                 for g in range(1, levels):
                     counts[i0:i1, t, g] += (got == g).sum(axis=-1)
 
-        _per_topic(draw, len(topics))
+        _per_topic(draw, range(len(topics)))
 
     @staticmethod
     def _draw_sums(counts: np.ndarray, rows: np.ndarray, p_of: Probabilities,
@@ -145,6 +143,7 @@ class Growth:
                              for g in range(1, levels)], axis=-1)  # (b, topics, grades >= 1)
         shifts = _shifts(topics, how, 0, b) if how.spread or how.shared_spread else \
             np.zeros((b, n_topics))
+
         def draw(t: int) -> None:
             s = shifts[:, t]
             grid = np.linspace(s.min(), s.max(), _GRID) if s.max() > s.min() else s[:1]
@@ -162,7 +161,7 @@ class Growth:
 
     def __getstate__(self) -> dict:
         # workers lay out their own (and a lock does not travel)
-        return {**self.__dict__, "_laid_out": {}, "_lock": None}
+        return {**self.__dict__, "_pools": {}, "_lock": None}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state, _lock=Lock())
@@ -179,17 +178,16 @@ class Growth:
         key = (tuple(base.topics), i0, i1, width, base.sorted_grades.tobytes(),
                base.sorted_grades.shape, base.num_unjudged.tobytes())
         with self._lock:
-            if key not in self._laid_out:
-                while len(self._laid_out) >= _KEEP:
-                    del self._laid_out[next(iter(self._laid_out))]
-                self._laid_out[key] = self._lay_out(base, i0, i1, width)
-            return self._laid_out[key]
+            if key not in self._pools:
+                while len(self._pools) >= _KEEP:
+                    del self._pools[next(iter(self._pools))]
+                self._pools[key] = self._lay_out(base, i0, i1, width)
+            return self._pools[key]
 
     def _lay_out(self, base: Pool, i0: int, i1: int, width: int) -> Pool:
         rows = index_codes(self._topic_index, base.topics)
         levels = max(self.counts.shape[-1], int(base.sorted_grades.max(initial=0)) + 1)
-        judged = np.stack([(base.sorted_grades == g).sum(axis=-1) for g in range(levels)],
-                          axis=-1)  # (n, levels)
+        judged = pool_counts(base, levels)  # (n, levels)
         drawn = np.zeros((i1 - i0,) + judged.shape, dtype=np.int64)
         have = self.counts.shape[-1]
         drawn[..., :have] = np.where(rows[None, :, None] >= 0,
