@@ -10,6 +10,7 @@ from unjudged.cli import (  # noqa: F401
     experiment,
     matrix,
     ndeval,
+    plan,
     pool,
     qrels,
     report,

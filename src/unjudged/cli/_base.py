@@ -254,6 +254,11 @@ def draw_options(f):
     ]):
         f = option(f)
     return f
+TABLE_FORMAT = click.option("-f", "--format", "fmt",
+                            type=click.Choice(["table", "tsv", "csv", "jsonl"]),
+                            default="table", show_default=True)
+OUTPUT = click.option("-o", "--output", default=None,
+                      help="Write to this file instead of stdout.")
 B = click.option("-b", "--iterations", "b", type=click.IntRange(1), default=10_000,
                   show_default=True, help="Bootstrap iterations (the same default in eval, "
                   "estimate and report).")

@@ -6,9 +6,11 @@ import click
 
 from unjudged.cli._base import (
     MEASURES,
+    OUTPUT,
     PLOT_SUFFIXES,
     POINT,
     SEED,
+    TABLE_FORMAT,
     B,
     check_suffix,
     executor_from_options,
@@ -52,9 +54,8 @@ def experiment_group() -> None:
               help="Meaning of negative grades in the qrels.")
 @run_options
 @executor_options
-@click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
-              default="table", show_default=True)
-@click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
+@TABLE_FORMAT
+@OUTPUT
 @click.option("--details", "details_path", default=None,
               help="Also write every (run, topic, measure, strategy) estimate with its truth "
               "to FILE (.csv, .tsv, .jsonl or .parquet).")
@@ -144,9 +145,8 @@ def _write_details(sweep, path: str) -> None:
 @ties_option()
 @run_options
 @executor_options
-@click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
-              default="table", show_default=True)
-@click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
+@TABLE_FORMAT
+@OUTPUT
 @click.option("--plot", "plot_path", default=None,
               help="Draw coverage against nominal level per method (FILE.png, .pdf, .svg).")
 def calibration_cmd(pool_qrels, truth_qrels, runs, measures, methods, priors, levels, b, seed,

@@ -1,0 +1,247 @@
+"""`unjudged plan` (which documents to judge next) and `unjudged experiment planning` (how fast
+each planning strategy makes the ranking trustworthy on a collection with a fuller truth)."""
+
+from __future__ import annotations
+
+import click
+
+from unjudged.cli._base import (
+    OUTPUT,
+    PLOT_SUFFIXES,
+    SEED,
+    TABLE_FORMAT,
+    check_suffix,
+    executor_from_options,
+    executor_options,
+    lean_arrow,
+    main,
+    say,
+    ties_option,
+    write_output,
+)
+from unjudged.cli._runs import cli_runs, run_options
+from unjudged.cli.experiment import experiment_group
+
+_STRATEGIES = ("depth", "rbp", "mtf", "maxmean", "mtc", "uncertainty")  # planning.STRATEGIES
+_OBJECTIVES = ("ranking", "pair", "intervals")
+
+
+def _plan_options(fn):
+    """What `plan` and `experiment planning` share: what the plan is for and how it draws."""
+    for option in reversed([
+        click.option("-m", "--measure", "measures", multiple=True, default=("nDCG@10",),
+                     show_default=True, help="Measure the plan is for (repeatable)."),
+        click.option("--objective", type=click.Choice(_OBJECTIVES), default=None,
+                     help="What judging should make trustworthy: the ranking of all runs "
+                     "(default), one pair (--pair), or the runs' intervals."),
+        click.option("--pair", nargs=2, default=None, metavar="RUN_A RUN_B",
+                     help="The two runs of the pair objective (by name)."),
+        click.option("-b", "--iterations", "b", type=click.IntRange(2), default=1000,
+                     show_default=True, help="Bootstrap iterations of the uncertainty "
+                     "planner."),
+        SEED,
+        click.option("--prior", type=click.Choice(("position", "pool")), default="position",
+                     show_default=True, help="How likely an unjudged document is of each grade "
+                     "(as in `unjudged estimate`)."),
+        click.option("--plan-depth", type=click.IntRange(1), default=None,
+                     help="Ranks considered for measures without a cutoff (AP, bpref) [default: "
+                     "100]."),
+        ties_option(),
+    ]):
+        fn = option(fn)
+    return fn
+
+
+def _settings(strategy, objective, pair, b, seed, prior, plan_depth, ties):
+    from unjudged.planning import PlanSettings
+    from unjudged.policies import Policies
+
+    if pair and objective not in (None, "pair"):
+        raise click.BadParameter(f"--pair goes with --objective pair, not {objective}",
+                                 param_hint="--pair")
+    if objective == "pair" and not pair:
+        raise click.BadParameter("--objective pair needs --pair RUN_A RUN_B",
+                                 param_hint="--objective")
+    obj = "pair" if pair else (objective or "ranking")
+    return PlanSettings(strategy, obj, tuple(pair) if pair else None, b, seed, prior,
+                        plan_depth, Policies(ties=ties))
+
+
+@main.command("plan")
+@click.argument("qrels")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--budget", type=click.IntRange(1), required=True,
+              help="Number of documents to judge.")
+@click.option("--strategy", type=click.Choice(_STRATEGIES), default="uncertainty",
+              show_default=True, help="How to choose (docs/planning.md).")
+@_plan_options
+@click.option("--candidates", "candidates_path", default=None,
+              help="Choose only among these (topic, document) pairs: a qrels-like file, "
+              "labels ignored.")
+@run_options
+@executor_options
+@click.option("-o", "--output", default=None,
+              help="Write the documents to judge here, `topic 0 docno -1` in priority order "
+              "(stdout otherwise).")
+@click.option("--summary", "summary_fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
+              default="table", show_default=True,
+              help="Format of the per-topic summary (on stdout with -o, else on stderr).")
+@click.option("--details", "details_path", default=None,
+              help="Also write every chosen document with its best rank, runs, probability "
+              "of relevance and the strategy's score (.csv, .tsv, .jsonl or .parquet).")
+def plan_cmd(qrels, runs, budget, strategy, measures, objective, pair, b, seed, prior,
+             plan_depth, ties, candidates_path, names, strict, jobs, dask, output, summary_fmt,
+             details_path) -> None:
+    """The BUDGET documents to judge next so that the evaluation of RUNS on QRELS becomes
+    trustworthy fastest, in priority order, among the documents the runs retrieve that QRELS
+    do not judge. Same seed, same plan, on any executor."""
+    lean_arrow()
+    from unjudged.io import read_qrels
+    from unjudged.measures import parse_measures
+    from unjudged.planning import plan
+    from unjudged.policies import Policies
+    from unjudged.report.planning import render_plan
+    from unjudged.report.rows import TABLE_SUFFIXES
+
+    check_suffix(details_path, TABLE_SUFFIXES, "--details")
+    settings = _settings(strategy, objective, pair, b, seed, prior, plan_depth, ties)
+    ms = parse_measures(list(measures))
+    q = read_qrels(qrels)
+    cands = read_qrels(candidates_path) if candidates_path else None
+    loaded = list(cli_runs(runs, q, policies=Policies(ties=ties), names=names, strict=strict))
+    with executor_from_options(jobs, dask) as ex:
+        p = plan(loaded, q, budget, ms, settings, candidates=cands, executor=ex,
+                 desc="plan: bootstrap")
+    if p.open_before == 0:
+        say("unjudged: note: no candidate: every document the runs retrieve"
+            + (" among --candidates" if cands is not None else "") + " is judged; the plan "
+            "is empty")
+    elif len(p) < budget:
+        say(f"unjudged: note: only {p.open_before} documents can be chosen; the plan holds "
+            f"{len(p)}, not {budget}")
+    head = (f"plan: {len(p)} documents by {strategy} ({settings.objective}"
+            + (f" {pair[0]} vs {pair[1]}" if pair else "") + f"; "
+            f"{', '.join(m.name for m in ms)}) for {len(loaded)} runs; "
+            f"expected relevant under the {prior} prior")
+    summary = render_plan(p.topic_rows(), summary_fmt, head)
+    if details_path:
+        from unjudged.report.rows import write_table
+
+        write_table(p.rows(), details_path)
+    if output is None or output == "-":
+        write_output(p.lines(), None)
+        click.echo(summary, err=True, nl=False)
+    else:
+        write_output(p.lines(), output)
+        write_output(summary, None)
+
+
+def _references(values: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for v in values:
+        name, sep, path = v.partition("=")
+        if not sep or not name or not path:
+            raise click.BadParameter(f"{v!r}: expected NAME=QRELS", param_hint="--reference")
+        out[name] = path
+    return out
+
+
+def _budgets(value: str) -> list[int]:
+    try:
+        return [int(x) for x in value.split(",") if x.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: expected numbers such as 250,500,1000",
+                                 param_hint="--budgets") from None
+
+
+@experiment_group.command("planning")
+@click.argument("qrels")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--truth", "truth_path", required=True,
+              help="The fuller qrels that 'judge' what a strategy chooses (candidates are the "
+              "documents they judge and QRELS do not).")
+@click.option("--budgets", required=True,
+              help="Cumulative judgments after each batch, e.g. 500,1000,2000,4000.")
+@click.option("--strategies", default=",".join(_STRATEGIES), show_default=True,
+              help="Comma-separated strategies to compare.")
+@click.option("--trials", type=click.IntRange(1), default=1, show_default=True,
+              help="Repeat with seeds SEED, SEED+1, ... (only bootstrap draws differ).")
+@click.option("--evaluate", "eval_measures", default="nDCG@10,P@5,AP,bpref", show_default=True,
+              help="Comma-separated measures whose rankings are compared with the truth's.")
+@click.option("--reference", "references", multiple=True, metavar="NAME=QRELS",
+              help="Judgments made otherwise (e.g. a deeper pool), added to QRELS and scored "
+              "the same way; the summary says how many judgments each strategy needed to "
+              "reach its tau. Repeatable.")
+@click.option("--candidates-from", "candidates", type=click.Choice(("truth", "runs")),
+              default="truth", show_default=True,
+              help="Choose among the documents TRUTH judges, or among every document the runs "
+              "retrieve, those TRUTH does not list being non-relevant (for qrels that list only "
+              "relevant documents).")
+@_plan_options
+@run_options
+@executor_options
+@TABLE_FORMAT
+@OUTPUT
+@click.option("--plot", "plot_path", default=None,
+              help="Draw tau against judgments per measure (FILE.png, .pdf, .svg).")
+@click.option("--details", "details_path", default=None,
+              help="Also write every trial's rows and every chosen document (FILE.csv/.tsv/"
+              ".jsonl/.parquet; the documents go to FILE with '.documents' before the "
+              "ending).")
+def planning_cmd(qrels, runs, truth_path, budgets, strategies, trials, eval_measures,
+                 references, candidates, measures, objective, pair, b, seed, prior, plan_depth,
+                 ties, names, strict, jobs, dask, fmt, output, plot_path, details_path) -> None:
+    """Simulate rounds of judging from QRELS: each strategy chooses documents among those
+    TRUTH judges, TRUTH judges them, and after every batch the ranking of RUNS is compared with
+    their ranking on TRUTH (Kendall's tau, tau_AP, RMSE, pairs the bootstrap settles rightly
+    and wrongly, interval width; docs/planning.md)."""
+    lean_arrow()
+    from unjudged.experiments.planning import planning_experiment
+    from unjudged.io import read_qrels
+    from unjudged.measures import parse_measures
+    from unjudged.policies import Policies
+    from unjudged.report.planning import plot_planning, render_planning
+    from unjudged.report.rows import TABLE_SUFFIXES
+
+    check_suffix(details_path, TABLE_SUFFIXES, "--details")
+    check_suffix(plot_path, PLOT_SUFFIXES, "--plot")
+    chosen = [s.strip() for s in strategies.split(",") if s.strip()]
+    bad = [s for s in chosen if s not in _STRATEGIES]
+    if bad or not chosen:
+        raise click.BadParameter(f"{', '.join(bad) or 'none'}: expected some of "
+                                 f"{', '.join(_STRATEGIES)}", param_hint="--strategies")
+    settings = _settings("depth", objective, pair, b, seed, prior, plan_depth, ties)
+    evaluated = parse_measures([m for m in eval_measures.split(",") if m.strip()])
+    planned = parse_measures(list(measures))
+    refs = {n: read_qrels(p) for n, p in _references(references).items()}
+    start = read_qrels(qrels)
+    truth = read_qrels(truth_path)
+    loaded = list(cli_runs(runs, start, policies=Policies(ties=ties), names=names,
+                           strict=strict))
+    with executor_from_options(jobs, dask) as ex:
+        sweep = planning_experiment(loaded, start, truth, _budgets(budgets), chosen, evaluated,
+                                    planned, settings=settings, trials=trials, b=b,
+                                    references=refs, executor=ex, desc="planning",
+                                    details=bool(details_path), candidates=candidates)
+    curves = sweep.mean_rows()
+    head = (f"planning: {len(sweep.runs)} runs x {len(sweep.topics)} topics, "
+            f"{sweep.candidates} candidates ("
+            + (f"judged by {truth_path}, " if candidates == "truth" else "retrieved, ")
+            + f"not judged by {qrels}); planned "
+            f"for {', '.join(m.name for m in planned)} ({settings.objective}), b = {b}, seed "
+            f"{seed}, {trials} trial(s)")
+    text = render_planning(curves, sweep.references, sweep.needed(), fmt, head)
+    if details_path:
+        import os
+
+        from unjudged.report.rows import write_table
+
+        stem, ending = os.path.splitext(details_path)
+        write_table(sweep.rows, details_path)
+        write_table(sweep.details, f"{stem}.documents{ending}")
+    if plot_path:
+        click.echo(f"unjudged: wrote {plot_planning(curves, sweep.references, plot_path)}",
+                   err=True)
+    click.echo(f"unjudged: {len(chosen)} strategies x {len(sweep.budgets)} batches x {trials} "
+               f"trial(s) in {sweep.seconds:.1f} s", err=True)
+    write_output(text, output)

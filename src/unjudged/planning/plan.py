@@ -1,0 +1,289 @@
+"""plan(): which unjudged documents to judge next, and the plan as rows and a pool file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from unjudged.data.qrels import Qrels
+from unjudged.data.run import Run
+from unjudged.errors import IncompatibleInputsError, InvalidOptionError
+from unjudged.measures import Measure
+from unjudged.planning.effects import Effects, effects
+from unjudged.planning.strategies import STRATEGIES
+from unjudged.planning.universe import Universe
+from unjudged.planning.value import PairMoments
+from unjudged.policies import Policies
+
+if TYPE_CHECKING:
+    from unjudged.parallel import Executor
+
+OBJECTIVES = ("ranking", "pair", "intervals")
+PLAN_PRIORS = ("position", "pool")
+DECIDED = 0.95  #: a pair whose P(A > B) reaches this is settled (the report's threshold)
+
+
+@dataclass(frozen=True)
+class PlanSettings:
+    """How a plan is made (what every batch of an experiment shares)."""
+
+    strategy: str = "uncertainty"
+    objective: str = "ranking"
+    pair: tuple[str, str] | None = None
+    b: int = 1000
+    seed: int = 0
+    prior: str = "position"
+    depth: int | None = None  #: ranks considered for measures without cutoff (PLAN_DEPTH)
+    policies: Policies = field(default_factory=Policies)
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise InvalidOptionError(f"strategy must be one of {', '.join(STRATEGIES)}, not "
+                                     f"{self.strategy!r}")
+        if self.objective not in OBJECTIVES:
+            raise InvalidOptionError(f"objective must be one of {', '.join(OBJECTIVES)}, not "
+                                     f"{self.objective!r}")
+        if (self.objective == "pair") != (self.pair is not None):
+            raise InvalidOptionError("the pair objective names two runs (and only it does)")
+        if self.pair is not None and self.pair[0] == self.pair[1]:
+            raise InvalidOptionError(f"the pair objective needs two different runs, not "
+                                     f"{self.pair[0]!r} twice")
+        if self.prior not in PLAN_PRIORS:
+            raise InvalidOptionError(f"a plan's prior must be one of {', '.join(PLAN_PRIORS)},"
+                                     f" not {self.prior!r}")
+        if self.b < 2:
+            raise InvalidOptionError(f"a plan needs at least 2 bootstrap iterations, not "
+                                     f"{self.b}")
+
+
+class Context:
+    """What the strategies read: the candidates, the runs, the measures, and lazily the
+    effects, the prior and the bootstrap's moments (each computed once per plan)."""
+
+    def __init__(self, u: Universe, runs: Sequence[Run], measures: list[Measure],
+                 settings: PlanSettings, executor: Executor | None = None,
+                 desc: str | None = None) -> None:
+        self.u, self.runs, self.measures, self.settings = u, list(runs), measures, settings
+        self.executor, self.desc = executor, desc
+        if settings.pair is not None:
+            missing = [n for n in settings.pair if n not in u.runs]
+            if missing:
+                raise IncompatibleInputsError(f"--pair: {missing[0]!r} is not among the runs")
+            self.focus = np.array([u.runs.index(n) for n in settings.pair])
+        else:
+            self.focus = np.arange(len(u.runs))
+
+    def entries(self, depth: int | None = None):
+        return self.u.entries(depth, self.focus if self.settings.pair else None)
+
+    def open_candidates(self) -> np.ndarray:
+        """Open candidates some focus run retrieves (all runs unless the objective is a
+        pair)."""
+        return np.flatnonzero(self.retrieved_by_focus & self.u.open)
+
+    @cached_property
+    def retrieved_by_focus(self) -> np.ndarray:
+        r, t, k, c = self.entries()
+        out = np.zeros(len(self.u), dtype=bool)
+        out[c] = True
+        return out
+
+    @cached_property
+    def doc_order(self) -> np.ndarray:
+        """Each candidate's position in byte order of its document id (ties of last resort)."""
+        from unjudged.data._strings import byte_ranks
+
+        return np.asarray(byte_ranks(self.u.docno), dtype=np.int64)
+
+    @cached_property
+    def _best_hits(self) -> tuple[np.ndarray, np.ndarray]:
+        r, t, k, c = self.entries()
+        best = np.full(len(self.u), np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(best, c, k + 1)
+        return best, np.bincount(c, minlength=len(self.u))
+
+    def best_and_hits(self) -> tuple[np.ndarray, np.ndarray]:
+        """Best rank and number of focus runs of each candidate."""
+        return self._best_hits
+
+    @cached_property
+    def _effects(self) -> list[Effects]:
+        focus = self.focus if self.settings.pair else None
+        return [effects(self.u, m, self.settings.depth, focus) for m in self.measures]
+
+    def effects(self) -> list[Effects]:
+        return self._effects
+
+    @cached_property
+    def _prior(self) -> np.ndarray:
+        levels = self.u.levels()
+        if self.settings.prior == "position":
+            from unjudged.strategies.position import PositionModel
+
+            pol = self.settings.policies
+            model = PositionModel.build(self.runs, self.u.qrels, pol.rel_level, pol.depth)
+            return model.probabilities(model.topic_codes(self.u.topics)[self.u.topic],
+                                       self.u.keys, levels)
+        from unjudged.strategies.bootstrap import pool_prior
+
+        return pool_prior(self.u.pool, levels)[self.u.topic]
+
+    def prior(self) -> np.ndarray:
+        """(candidates, levels) each candidate's grade probabilities under the plan's prior."""
+        return self._prior
+
+    def p_relevant(self) -> np.ndarray:
+        return self.prior()[:, self.settings.policies.rel_level:].sum(axis=1)
+
+    def topic_rate(self) -> np.ndarray:
+        """Each topic's share of relevant documents among its judged ones (0 without any)."""
+        pool = self.u.pool
+        judged = pool.num_judged
+        return np.where(judged > 0, pool.num_rel(self.settings.policies.rel_level) /
+                        np.maximum(judged, 1), 0.0)
+
+    @cached_property
+    def _moments(self) -> list[PairMoments]:
+        from unjudged.engine.estimate import EstimateSettings, estimate_all
+
+        s = self.settings
+        est = estimate_all(self.runs, self.u.qrels, self.measures,
+                           EstimateSettings(methods=("bootstrap",), prior=s.prior, b=s.b,
+                                            seed=s.seed, policies=s.policies),
+                           executor=self.executor, desc=self.desc)
+        return [PairMoments.of(est.run_draws(i)) for i in range(len(self.measures))]
+
+    def moments(self) -> list[PairMoments]:
+        """Per measure, the runs' and pairs' moments under the bootstrap's coupled draws."""
+        return self._moments
+
+    def pair_weights(self) -> np.ndarray | None:
+        """Which pairs the uncertainty objective sums over ((runs, runs) weights), None for
+        the intervals objective."""
+        n = len(self.u.runs)
+        if self.settings.objective == "intervals":
+            return None
+        if self.settings.objective == "pair":
+            w = np.zeros((n, n))
+            a, b = self.focus
+            w[a, b] = w[b, a] = 1.0
+            return w
+        return 1.0 - np.eye(n)
+
+    def open_pairs(self) -> np.ndarray | None:
+        """The pair weights of minimal test collections: pairs whose order the guaranteed
+        bounds (unjudged non-relevant / all relevant) do not settle under some measure."""
+        w = self.pair_weights()
+        if w is None or self.settings.objective == "pair":
+            return w
+        from unjudged.engine.estimate import EstimateSettings, estimate_all
+
+        est = estimate_all(self.runs, self.u.qrels, self.measures,
+                           EstimateSettings(methods=("nonrel", "upper"),
+                                            policies=self.settings.policies))
+        lo = np.stack([r.summary("nonrel") for r in est.runs])  # (runs, measures)
+        hi = np.stack([r.summary("upper") for r in est.runs])
+        settled = np.zeros_like(w, dtype=bool)
+        for i in range(lo.shape[1]):
+            a, b = np.nan_to_num(lo[:, i]), np.nan_to_num(hi[:, i])
+            settled |= (a[:, None] > b[None, :]) | (a[None, :] > b[:, None])
+        return np.where(settled, 0.0, w)
+
+
+@dataclass(eq=False)
+class Plan:
+    """The chosen documents in priority order, with the strategy's score of each."""
+
+    universe: Universe
+    chosen: np.ndarray
+    scores: np.ndarray
+    p_relevant: np.ndarray  # per chosen document, under the plan's prior
+    settings: PlanSettings
+    measures: list[Measure]
+    budget: int
+    open_before: int
+
+    def __len__(self) -> int:
+        return int(self.chosen.size)
+
+    @property
+    def topic_ids(self) -> list[str]:
+        return [self.universe.topics[t] for t in self.universe.topic[self.chosen]]
+
+    @property
+    def docnos(self) -> list[str]:
+        return [str(d) for d in self.universe.docno.take(self.chosen).to_pylist()]
+
+    def lines(self) -> str:
+        """`topic 0 docno -1` per chosen document, in priority order (a pool file)."""
+        return "".join(f"{t} 0 {d} -1\n" for t, d in zip(self.topic_ids, self.docnos,
+                                                         strict=True))
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per chosen document: priority, topic, docno, best_rank, runs (that
+        retrieved it), p_relevant, score."""
+        u = self.universe
+        return [{"priority": i + 1, "topic": t, "docno": d, "best_rank": int(u.best[c]),
+                 "runs": int(u.hits[c]), "p_relevant": float(p), "score": float(s)}
+                for i, (t, d, c, p, s) in enumerate(zip(
+                    self.topic_ids, self.docnos, self.chosen.tolist(), self.p_relevant,
+                    self.scores, strict=True))]
+
+    def topic_rows(self) -> list[dict[str, Any]]:
+        """Per topic: candidates open before the plan, documents chosen, their expected
+        number of relevant ones under the prior, and their best ranks (min, median)."""
+        u = self.universe
+        chosen_t = u.topic[self.chosen]
+        open_t = np.bincount(u.topic[np.flatnonzero(u.open)], minlength=len(u.topics))
+        out = []
+        for t, name in enumerate(u.topics):
+            sel = self.chosen[chosen_t == t]
+            ranks = u.best[sel]
+            out.append({"topic": name, "candidates": int(open_t[t]), "chosen": int(sel.size),
+                        "expected_relevant": float(self.p_relevant[chosen_t == t].sum()),
+                        "best_rank_min": int(ranks.min()) if sel.size else None,
+                        "best_rank_median": float(np.median(ranks)) if sel.size else None})
+        return out
+
+
+def plan(runs: Sequence[Run], qrels: Qrels, budget: int, measures: list[Measure],
+         settings: PlanSettings = PlanSettings(), *, candidates: Qrels | None = None,
+         universe: Universe | None = None, executor: Executor | None = None,
+         desc: str | None = None) -> Plan:
+    """The `budget` documents to judge next, in priority order.
+
+    Candidates are the documents `runs` retrieve that `qrels` do not judge (only the (topic,
+    document) pairs of `candidates`, when given); a plan never proposes anything else. The same
+    inputs and seed give the same plan on every executor. `desc` labels the progress of the
+    uncertainty planner's bootstrap (on stderr; lines every 10 s when it is not a terminal).
+
+    Example (two runs disagree only on d3 and d4; the pool judged d1 and d2):
+        >>> from unjudged.io import read_qrels, read_run
+        >>> from unjudged.measures import parse_measures
+        >>> q = read_qrels({"t": {"d1": 1, "d2": 0}})
+        >>> a = read_run({"t": {"d1": 4, "d3": 3, "d2": 2}}, name="a")
+        >>> b = read_run({"t": {"d1": 4, "d4": 3, "d2": 2, "d5": 1}}, name="b")
+        >>> p = plan([a, b], q, 2, parse_measures("P@2"), PlanSettings("depth"))
+        >>> p.lines()
+        't 0 d3 -1\\nt 0 d4 -1\\n'
+    """
+    if budget < 1:
+        raise InvalidOptionError(f"the budget must be at least 1 document, not {budget}")
+    s = settings
+    if s.strategy == "uncertainty":
+        bad = [m.name for m in measures if not m.spec.estimable]
+        if bad:
+            raise InvalidOptionError(f"the uncertainty planner needs measures the bootstrap "
+                                     f"estimates; not {', '.join(bad)}")
+    u = universe if universe is not None else Universe.build(runs, qrels, s.policies,
+                                                             candidates)
+    ctx = Context(u, runs, measures, s, executor, desc)
+    open_before = int(ctx.open_candidates().size)
+    chosen, scores = STRATEGIES[s.strategy].choose(ctx, min(budget, open_before))
+    chosen = np.asarray(chosen, dtype=np.int64)
+    return Plan(u, chosen, np.asarray(scores, dtype=float), ctx.p_relevant()[chosen], s,
+                measures, budget, open_before)
