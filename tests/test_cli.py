@@ -101,8 +101,16 @@ def test_demo_runs_on_shipped_data():
     assert lines[12].split()[:5] == ["run", "topic", "measure", "nonrel", "condensed"]
     heading = lines.index("How much of each run is judged? (unjudged coverage; round 1 pooled "
                           "the top 7 of one run per team)")
-    assert 12 < heading < lines.index("The whole picture as one self-contained page "
-                                      "(unjudged report):")
+    planned = lines.index("Which documents to judge next? The 10 whose grades tell most about "
+                          "the order of these runs by nDCG@10 (unjudged plan --budget 10; "
+                          "docs/planning.md):")
+    assert 12 < heading < planned < lines.index("The whole picture as one self-contained page "
+                                                "(unjudged report):")
+    assert lines[planned + 1].startswith("score: the bits of information")
+    assert lines[planned + 3].split() == ["priority", "topic", "docno", "best_rank", "runs",
+                                          "p_relevant", "score"]
+    assert [x.split()[0] for x in lines[planned + 4:planned + 14]] == [str(i) for i in
+                                                                       range(1, 11)]
 
 
 def test_help_is_fast_and_lazy():

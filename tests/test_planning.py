@@ -224,10 +224,10 @@ def test_cli_plan_writes_a_pool_file_and_a_summary(tmp_path):
                                     "--details", str(details), "--summary", "tsv"])
     assert res.exit_code == 0, res.output
     assert out.read_text() == "t 0 u -1\n"
-    lines = res.stdout.splitlines()
+    lines = res.stdout.splitlines()  # the pair's runs offer u only (v is C's)
     assert lines[0].split("\t") == ["topic", "candidates", "chosen", "expected_relevant",
                                     "best_rank_min", "best_rank_median"]
-    assert lines[1].split("\t")[:3] == ["t", "2", "1"]
+    assert lines[1].split("\t")[:3] == ["t", "1", "1"]
     row = json.loads(details.read_text().splitlines()[0])
     assert (row["docno"], row["best_rank"], row["runs"]) == ("u", 1, 1)
 
@@ -243,11 +243,20 @@ def test_cli_plan_notes_and_errors(tmp_path):
     res = CliRunner().invoke(main, ["plan", q, a, b, c, "--budget", "9", "--strategy",
                                     "depth", "--candidates", str(tmp_path / "cands")])
     assert res.stdout == "t 0 v -1\n"
+    assert "only 1 documents can be chosen" in res.stderr
+    # v is open; r1 is judged, nobody retrieves "elsewhere", topic 9 is not in the qrels
+    (tmp_path / "cands2").write_text("t 0 v 1\nt 0 r1 1\nt 0 elsewhere 0\n9 0 v 0\n")
+    res = CliRunner().invoke(main, ["plan", q, a, b, c, "--budget", "1", "--strategy",
+                                    "depth", "--candidates", str(tmp_path / "cands2")])
+    assert res.stdout == "t 0 v -1\n"
+    assert ("--candidates: 3 of its 4 (topic, document) pairs are not open candidates"
+            in res.stderr)
     (tmp_path / "none").write_text("t 0 zz 1\n")
     res = CliRunner().invoke(main, ["plan", q, a, b, c, "--budget", "9", "--candidates",
                                     str(tmp_path / "none")])
     assert res.exit_code == 0 and res.stdout == ""
-    assert "no candidate" in res.stderr
+    assert ("no candidate: no document the runs retrieve is unjudged and among --candidates"
+            in res.stderr)
     res = CliRunner().invoke(main, ["plan", q, a, b, "--budget", "1", "-m", "bpref"])
     assert res.exit_code == 2
     assert res.stderr.strip().splitlines()[-1].startswith("unjudged: error: the uncertainty")

@@ -290,6 +290,9 @@ DEMO_LEGEND = ("nonrel: unjudged counted non-relevant (trec_eval); condensed: un
                "docs/calibration.md.")
 
 
+DEMO_PLAN = 10  #: documents the demo's plan proposes
+
+
 @main.command("demo")
 @click.option("-m", "--measure", "measures", multiple=True,
               default=("nDCG@10", "P@5", "Bpref", "AP", "Judged@10"), show_default=True)
@@ -326,6 +329,16 @@ def demo_cmd(measures, report_path) -> None:
                "of one run per team)\n")
     cov = coverage(loaded, q, bands=[(1, 7), (8, 10), (11, 20), (21, 100)])
     write_output(coverage_table(cov, "table", pool_depth=7), None)
+    from unjudged.planning import PlanSettings, plan
+    from unjudged.report.planning import render_documents
+
+    click.echo(f"\nWhich documents to judge next? The {DEMO_PLAN} whose grades tell most about the "
+               f"order of these runs by nDCG@10 (unjudged plan --budget {DEMO_PLAN}; "
+               "docs/planning.md):\nscore: the bits of information about the order of the "
+               "runs its grade is expected to give; p_relevant: its probability of being "
+               "relevant (position prior).\n")
+    chosen = plan(loaded, q, DEMO_PLAN, parse_measures(["nDCG@10"]), PlanSettings(b=DEMO_B))
+    write_output(render_documents(chosen.rows(), "table"), None)
     from unjudged.cli.report import write_report
 
     # the same example as one page (unjudged report), written where the user stands

@@ -113,10 +113,13 @@ def plan_cmd(qrels, runs, budget, strategy, measures, objective, pair, b, seed, 
         p = plan(loaded, q, budget, ms, settings, candidates=cands, executor=ex,
                  desc="plan: bootstrap")
     if p.open_before == 0:
-        say("unjudged: note: no candidate: every document the runs retrieve"
-            + (" among --candidates" if cands is not None else "") + " is judged; the plan "
-            "is empty")
-    elif len(p) < budget:
+        say("unjudged: note: no candidate: no document the runs retrieve is unjudged"
+            + (" and among --candidates" if cands is not None else "") + "; the plan is empty")
+    if p.given is not None and p.open_before < p.given:
+        say(f"unjudged: note: --candidates: {p.given - p.open_before} of its {p.given} "
+            "(topic, document) pairs are not open candidates (no run retrieves them"
+            + (", or not --pair's runs" if pair else "") + ", or the qrels judge them)")
+    if p.open_before and len(p) < budget:
         say(f"unjudged: note: only {p.open_before} documents can be chosen; the plan holds "
             f"{len(p)}, not {budget}")
     head = (f"plan: {len(p)} documents by {strategy} ({settings.objective}"

@@ -15,7 +15,7 @@ from unjudged.errors import IncompatibleInputsError, InvalidOptionError
 from unjudged.measures import Measure
 from unjudged.planning.effects import Effects, effects
 from unjudged.planning.strategies import STRATEGIES
-from unjudged.planning.universe import Universe
+from unjudged.planning.universe import Universe, distinct_pairs
 from unjudged.planning.value import PairMoments
 from unjudged.policies import Policies
 
@@ -206,6 +206,10 @@ class Plan:
     measures: list[Measure]
     budget: int
     open_before: int
+    #: (topics,) the open candidates each topic offered the strategy
+    eligible: np.ndarray
+    #: distinct (topic, document) pairs of the candidates file, when one was given
+    given: int | None = None
 
     def __len__(self) -> int:
         return int(self.chosen.size)
@@ -238,12 +242,12 @@ class Plan:
         number of relevant ones under the prior, and their best ranks (min, median)."""
         u = self.universe
         chosen_t = u.topic[self.chosen]
-        open_t = np.bincount(u.topic[np.flatnonzero(u.open)], minlength=len(u.topics))
         out = []
         for t, name in enumerate(u.topics):
             sel = self.chosen[chosen_t == t]
             ranks = u.best[sel]
-            out.append({"topic": name, "candidates": int(open_t[t]), "chosen": int(sel.size),
+            out.append({"topic": name, "candidates": int(self.eligible[t]),
+                        "chosen": int(sel.size),
                         "expected_relevant": float(self.p_relevant[chosen_t == t].sum()),
                         "best_rank_min": int(ranks.min()) if sel.size else None,
                         "best_rank_median": float(np.median(ranks)) if sel.size else None})
@@ -282,8 +286,10 @@ def plan(runs: Sequence[Run], qrels: Qrels, budget: int, measures: list[Measure]
     u = universe if universe is not None else Universe.build(runs, qrels, s.policies,
                                                              candidates)
     ctx = Context(u, runs, measures, s, executor, desc)
-    open_before = int(ctx.open_candidates().size)
-    chosen, scores = STRATEGIES[s.strategy].choose(ctx, min(budget, open_before))
+    eligible = ctx.open_candidates()
+    chosen, scores = STRATEGIES[s.strategy].choose(ctx, min(budget, eligible.size))
     chosen = np.asarray(chosen, dtype=np.int64)
     return Plan(u, chosen, np.asarray(scores, dtype=float), ctx.p_relevant()[chosen], s,
-                measures, budget, open_before)
+                measures, budget, int(eligible.size),
+                np.bincount(u.topic[eligible], minlength=len(u.topics)),
+                None if candidates is None else distinct_pairs(candidates))

@@ -85,7 +85,7 @@ class Universe:
             keys[i, :, :j.depth] = run_keys(r, topics, j.depth)
             open_pos[i, :, :j.depth] = (j.grades < 0) & (j.grades != PAD)
         if candidates is not None:
-            open_pos &= np.isin(keys, _pair_keys(candidates, topics))
+            open_pos &= np.isin(keys, _pair_keys(candidates))
         where = np.nonzero(open_pos)
         flat = keys[where]
         ukeys, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
@@ -128,7 +128,12 @@ class Universe:
         return r, t, k, at[r, t, k].astype(np.int64)
 
 
-def _pair_keys(qrels: Qrels, topics: list[str]) -> np.ndarray:
+def distinct_pairs(qrels: Qrels) -> int:
+    """How many distinct (topic, document) pairs the lines of `qrels` name."""
+    return int(_pair_keys(qrels).size)
+
+
+def _pair_keys(qrels: Qrels) -> np.ndarray:
     """Keys (as in run_keys) of every (topic, document) line of `qrels`."""
     tk = topic_keys(qrels.topics)[qrels.tcode]
     return np.unique(combine(tk, string_keys(qrels.docs)[qrels.dcode]))

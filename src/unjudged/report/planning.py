@@ -12,6 +12,7 @@ CURVE_COLUMNS = ["strategy", "judgments", "measure", "tau", "tau_ap", "rmse", "d
                  "decided_wrong", "width"]
 NEEDED_COLUMNS = ["reference", "measure", "reference_judgments", "reference_tau", "strategy",
                   "judgments", "ratio"]
+DOCUMENT_COLUMNS = ["priority", "topic", "docno", "best_rank", "runs", "p_relevant", "score"]
 REFERENCE_COLUMNS = ["reference", "judgments", "measure", "tau", "tau_ap", "rmse",
                      "decided_right", "decided_wrong", "width"]
 
@@ -24,6 +25,15 @@ def render_plan(rows: list[dict[str, Any]], fmt: str, head: str) -> str:
              "chosen": sum(r["chosen"] for r in rows),
              "expected_relevant": sum(r["expected_relevant"] for r in rows)}
     return render_rows(rows + [total], TOPIC_COLUMNS, fmt, title=head, decimals=2)
+
+
+def render_documents(rows: list[dict[str, Any]], fmt: str) -> str:
+    """A plan's documents in priority order (Plan.rows). In a table the strategy's score has
+    three significant digits: the uncertainty planner's bits can be tiny where every pair is
+    nearly settled."""
+    if fmt == "table":
+        rows = [{**r, "score": f"{r['score']:.3g}"} for r in rows]
+    return render_rows(rows, DOCUMENT_COLUMNS, fmt, lead=3)
 
 
 def render_planning(curves: list[dict[str, Any]], references: list[dict[str, Any]],
