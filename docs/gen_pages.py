@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _OPTIONS = re.compile(r"^<!-- options: ([\w -]+?) -->$", re.M)
 # packages documented whole (their __all__), after the top-level names
 PACKAGES = ["unjudged.measures", "unjudged.io", "unjudged.policies", "unjudged.errors",
-            "unjudged.parallel"]
+            "unjudged.parallel", "unjudged.planning"]
 
 
 class ExampleSections(griffe.Extension):

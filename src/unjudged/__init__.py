@@ -27,6 +27,8 @@ The public API::
     infer(runs, sampled_qrels, measures, level=0.95) -> DataFrame   infAP, xinfAP, infNDCG,
                                                  iP@k with variances and intervals
     sample_qrels(qrels, design, ...) / sampling_experiment(...)   seed 002's designs
+    plan_judgments(runs, qrels, budget, "nDCG@10", strategy=...) -> Plan   which documents
+                                                 to judge next (docs/planning.md)
 
 `import unjudged.ir_measures` registers unjudged as an ir_measures provider, with estimate
 measures (Upper, Bootstrap, ...) for ir_measures and PyTerrier (docs/ir_measures.md).
@@ -49,7 +51,7 @@ __all__ = [
     "build_pool", "coverage", "compare_qrels", "leave_one_group_out", "read_groups",
     "make_executor", "read_sampled_qrels", "SampledQrels", "infer", "paired_test",
     "pairwise_tests", "decision_matrix", "baseline_comparison", "sample_qrels",
-    "sampling_experiment", "__version__",
+    "sampling_experiment", "plan_judgments", "__version__",
 ]
 
 _LAZY = {
@@ -75,6 +77,7 @@ _LAZY = {
     "baseline_comparison": "unjudged.analysis.baseline",
     "sample_qrels": "unjudged.judgments.sampling",
     "sampling_experiment": "unjudged.experiments.sampling",
+    "plan_judgments": "unjudged.planning.plan",
 }
 
 

@@ -293,3 +293,27 @@ def plan(runs: Sequence[Run], qrels: Qrels, budget: int, measures: list[Measure]
                 measures, budget, int(eligible.size),
                 np.bincount(u.topic[eligible], minlength=len(u.topics)),
                 None if candidates is None else distinct_pairs(candidates))
+
+
+def plan_judgments(runs: Any, qrels: Any, budget: int, measures: Any = "nDCG@10", *,
+                   candidates: Any = None, names: str = "tag", **settings: Any) -> Plan:
+    """plan() for any inputs: runs and qrels as `unjudged.evaluate` takes them (paths, dicts
+    {topic: {docno: score}}, DataFrames, Run and Qrels objects), measures as names; `settings`
+    are PlanSettings' fields (strategy, objective, pair, b, seed, prior, depth, policies).
+
+    Example (the pool judged d1 and d2; d3 and d4 decide whether run a beats run b):
+        >>> runs = {"a": {"t": {"d1": 4, "d3": 3, "d2": 2}},
+        ...         "b": {"t": {"d1": 4, "d4": 3, "d2": 2}}}
+        >>> p = plan_judgments(runs, {"t": {"d1": 1, "d2": 0}}, 2, "P@2", strategy="mtc")
+        >>> p.docnos, p.lines()
+        (['d3', 'd4'], 't 0 d3 -1\\nt 0 d4 -1\\n')
+    """
+    from unjudged.engine.score import _as_runs
+    from unjudged.io import read_qrels
+    from unjudged.measures import parse_measures
+
+    s = PlanSettings(**settings)
+    q = read_qrels(qrels)
+    cands = None if candidates is None else read_qrels(candidates)
+    return plan(_as_runs(runs, s.policies.ties, q, names), q, budget,  # type: ignore[arg-type]
+                parse_measures(measures), s, candidates=cands)
