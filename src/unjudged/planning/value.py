@@ -128,8 +128,9 @@ def _chunks(eff: Effects, cands: np.ndarray, runs: int):
         else np.zeros(cands.size, np.int64)
     start = 0
     while start < cands.size:
-        # as many candidates as keep (entries x runs x levels) under _CELLS
-        total = np.cumsum(counts[start:]) * per_entry
+        # as many candidates as keep (entries x runs x levels) under _CELLS; a candidate
+        # without entries (ranked below the measure's depth) still takes a row of `dense`
+        total = np.cumsum(np.maximum(counts[start:], 1)) * per_entry
         stop = start + max(1, int(np.searchsorted(total, _CELLS, side="right")))
         rows = cands[start:stop]
         row_of[rows] = np.arange(rows.size)
