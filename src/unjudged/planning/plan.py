@@ -77,8 +77,13 @@ class Context:
         else:
             self.focus = np.arange(len(u.runs))
 
-    def entries(self, depth: int | None = None):
-        return self.u.entries(depth, self.focus if self.settings.pair else None)
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(run, topic, rank0, candidate) of the focus runs' open candidates at any rank."""
+        return self._entries
+
+    @cached_property
+    def _entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return self.u.entries(None, self.focus if self.settings.pair else None)
 
     def open_candidates(self) -> np.ndarray:
         """Open candidates some focus run retrieves (all runs unless the objective is a

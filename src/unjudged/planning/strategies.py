@@ -60,13 +60,11 @@ def _by_depth(ctx: Context, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _by_rbp(ctx: Context, k: int) -> tuple[np.ndarray, np.ndarray]:
-    r, t, rank, cand = ctx.entries()
+    _, _, rank, cand = ctx.entries()
     w = np.bincount(cand, weights=(1 - RBP_P) * RBP_P ** rank.astype(float),
                     minlength=len(ctx.u))
     c = ctx.open_candidates()
-    order = np.lexsort((ctx.doc_order[c], ctx.u.topic[c], -w[c]))
-    chosen = c[order[:k]]
-    return chosen, w[chosen]
+    return _top(ctx, c, w[c], k)
 
 
 def _by_mtc(ctx: Context, k: int) -> tuple[np.ndarray, np.ndarray]:
