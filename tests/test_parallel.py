@@ -135,7 +135,16 @@ def test_make_executor_picks_by_options(monkeypatch):
         make_executor(dask="local")
 
 
-def test_interrupt_stops_the_workers_at_once():
+@pytest.fixture
+def ctrl_c():
+    """Ctrl-C raises KeyboardInterrupt in this test even when the process was started with
+    SIGINT ignored (a shell's background job, `make test &`), which Python leaves ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_interrupt_stops_the_workers_at_once(ctrl_c):
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     start = time.monotonic()
     with pytest.raises(KeyboardInterrupt), ProcessExecutor(2) as ex:

@@ -352,3 +352,26 @@ def test_round1_with_judgment_set_1_5_as_reference():
     for s in ("depth", "uncertainty"):
         rmse = [r["rmse"] for r in sweep.mean_rows() if r["strategy"] == s]
         assert rmse[-1] < rmse[0]
+
+
+@pytest.mark.parametrize("strategy", ["mtc", "uncertainty"])
+@pytest.mark.parametrize("prior", ["position", "pool"])
+def test_intervals_objective_takes_the_document_that_moves_a_run_most(strategy, prior):
+    # u at rank 1 of A moves A's nDCG@3 far more than v at rank 3 of C
+    q, runs = _flip_case()
+    p = plan(runs, q, 2, parse_measures("nDCG@3"),
+             PlanSettings(strategy, objective="intervals", prior=prior, b=300))
+    assert p.docnos == ["u", "v"]
+    assert p.scores[0] > p.scores[1] > 0
+
+
+def test_trials_average_and_repeat_the_deterministic_strategies():
+    start, truth, runs = _experiment_case()
+    ms = parse_measures("P@1")
+    sweep = planning_experiment(runs, start, truth, [2, 4], ["depth", "uncertainty"], ms, ms,
+                                settings=PlanSettings(b=50), b=50, trials=2)
+    assert len(sweep.rows) == 2 * 2 * 3  # strategies x trials x (start + 2 batches)
+    depth = [r for r in sweep.rows if r["strategy"] == "depth"]
+    assert [r["rmse"] for r in depth if r["trial"] == 0] == \
+        [r["rmse"] for r in depth if r["trial"] == 1]
+    assert len(sweep.mean_rows()) == 2 * 3
