@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from unjudged.data.judged import judge
 from unjudged.engine.estimate import estimate_run, estimate_runs
+from unjudged.errors import UnjudgedWarning
 from unjudged.io import read_qrels, read_run
 from unjudged.measures import Measure, families, parse_measures
 from unjudged.strategies import bootstrap as bs
@@ -170,15 +172,39 @@ def test_samples_lie_between_nonrel_and_upper(data, prior, cap):
             assert np.all(glo <= lo + 1e-12) and np.all(ghi >= hi - 1e-12), m.name
 
 
+def _estimates_file() -> str:
+    """An estimates file over every (topic, document) of tests/collection.py: grades 0, 1, 2
+    and 3 with probabilities varying by document (for the estimates prior)."""
+    import tempfile
+
+    from collection import DOCS, TOPICS
+
+    lines = [f"{t} {d} 0:{0.4 + 0.05 * (i % 5):.2f},1:0.2,2:0.2,3:{0.2 - 0.05 * (i % 5):.2f}\n"
+             for t in TOPICS for i, d in enumerate(DOCS)]
+    with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as f:
+        f.write("".join(lines))
+    import atexit
+    import os
+
+    atexit.register(os.unlink, f.name)  # the session's temporary file, removed at its end
+    return f.name
+
+
+ESTIMATES_FILE = _estimates_file()
+
+
 @PROPS
-@given(collections(), st.sampled_from(GROW_PRIORS))
+@given(collections(), st.sampled_from(
+    [p if p != "estimates" else f"estimates:{ESTIMATES_FILE}" for p in GROW_PRIORS]))
 def test_grown_samples_lie_within_the_guaranteed_bounds(data, prior):
     """With growing normalisers (the default for these priors), a run estimated alone grows
     them with its own unjudged documents only: every sample is a score some assignment of
     grades to them gives, so it lies within the guaranteed bounds (and the measure's range)."""
     qrels, run = data
-    r = estimate_run(read_run(run), read_qrels(qrels), ESTIMABLE, b=60, prior=prior,
-                     keep_samples=True)
+    with warnings.catch_warnings():  # the estimates prior's note on its fitted trust
+        warnings.simplefilter("ignore", UnjudgedWarning)
+        r = estimate_run(read_run(run), read_qrels(qrels), ESTIMABLE, b=60, prior=prior,
+                         keep_samples=True)
     for i, m in enumerate(ESTIMABLE):
         s = r.samples[:, :, i]
         if m.spec.bounded is not None:

@@ -219,16 +219,34 @@ def _check_point(ctx, param, value):
 MEASURES = click.option("-m", "--measure", "measures", multiple=True, required=True,
                          help="Measure, e.g. nDCG@10, P@5, AP, 'P(rel=2)@10', ndcg_cut_10. "
                          "Repeatable.")
-PRIOR = click.option("--prior", type=click.Choice(PRIORS), default=DEFAULT_PRIOR,
-                      show_default=True, help="Grade distribution the bootstrap draws from: "
-                      "the topic's judged documents (pool), the ranking's (run), their average, "
-                      "or by the document's position among all the runs given (position).")
+def _check_prior(ctx, param, value: str) -> str:
+    from unjudged.errors import InvalidOptionError
+    from unjudged.strategies.priors import check_prior, split_prior
+
+    try:
+        check_prior(split_prior(value)[0])
+        if value == "estimates":
+            split_prior("estimates:")  # names the missing file
+    except InvalidOptionError as exc:
+        raise click.BadParameter(str(exc)) from None
+    return value
+
+
+PRIOR = click.option("--prior", default=DEFAULT_PRIOR, show_default=True,
+                      callback=_check_prior, metavar="|".join(PRIORS) + "|estimates:FILE",
+                      help="Grade distribution the bootstrap draws from: the topic's judged "
+                      "documents (pool), the ranking's (run), their average, by the document's "
+                      "position among all the runs given (position), or relevance estimates "
+                      "made elsewhere, blended with the topic's (estimates:FILE: `topic docno "
+                      "p`, `topic docno g0:p0,g1:p1,...` or fractional qrels; "
+                      "docs/unjudged-documents.md).")
 
 
 def draw_options(f):
-    """--interval, --spread, --shared-spread, --empty-run, --grow, --cap: how the bootstrap draws
-    and what interval it reports (docs/calibration.md says how the defaults were chosen). The
-    command takes them as `**draw`, EstimateSettings' keyword arguments of the same names."""
+    """--interval, --spread, --shared-spread, --empty-run, --grow, --trust, --cap: how the
+    bootstrap draws and what interval it reports (docs/calibration.md says how the defaults were
+    chosen). The command takes them as `**draw`, EstimateSettings' keyword arguments of the
+    same names."""
     for option in reversed([
         click.option("--interval", type=click.FloatRange(0, 1, min_open=True, max_open=True),
                      default=0.9, show_default=True,
@@ -247,6 +265,10 @@ def draw_options(f):
                      "deeper judging would: the default with --prior pool or position (the "
                      "others cannot). --no-grow keeps the pool's normalisers, so that "
                      "estimates compare with scores on the pool (seed 000)."),
+        click.option("--trust", type=click.FloatRange(0, 1), default=None,
+                     help="With --prior estimates:FILE, the weight of the estimates against the "
+                     "topic prior [default: fitted on the judged documents that have an "
+                     "estimate, and reported]."),
         click.option("--cap", type=click.Choice(CAPS), default=DEFAULT_CAP, show_default=True,
                      help="Whose drawn grades come from what the pool still has: measures with "
                      "a normaliser (nDCG, AP, recall...; P@k, RR, Success and RBP take the "

@@ -25,7 +25,10 @@ from unjudged.strategies.priors import (
     DEFAULT_PRIOR,
     DEFAULT_SHARED_SPREAD,
     DEFAULT_SPREAD,
+    ESTIMATES,
+    MODEL_PRIORS,
     default_grow,
+    split_prior,
 )
 from unjudged.strategies.registry import BASELINE, STRATEGIES
 from unjudged.strategies.summaries import STATS, describe, parse_point
@@ -74,8 +77,21 @@ class EstimateSettings:
     grow: bool | None = None
     #: whose drawn grades come from what the pool still has: "normalised" measures or "all"
     cap: str = DEFAULT_CAP
+    #: the file of the estimates prior (prior "estimates:FILE" sets it) and the weight of its
+    #: estimates against the topic prior (None: fitted on the judged documents)
+    estimates: str | None = None
+    trust: float | None = None
 
     def __post_init__(self) -> None:
+        prior, path = split_prior(self.prior)
+        if path is not None:
+            object.__setattr__(self, "prior", prior)
+            object.__setattr__(self, "estimates", path)
+        if (self.prior == ESTIMATES) != (self.estimates is not None):
+            raise InvalidOptionError("the estimates prior names its file (estimates:FILE), "
+                                     "and only it reads one")
+        if self.trust is not None and not 0.0 <= self.trust <= 1.0:
+            raise InvalidOptionError(f"trust must lie in [0, 1], not {self.trust}")
         object.__setattr__(self, "methods", check_methods(self.methods))
         if self.grow is None:  # an unknown prior is refused below (Bootstrap.check)
             object.__setattr__(self, "grow", default_grow(self.prior))
@@ -427,12 +443,37 @@ def draw_context(runs: Sequence[Run], qrels: Qrels, measures: list[Measure],
         return DrawContext()
     pol = settings.policies
     model = PositionModel.build(runs, qrels, pol.rel_level, pol.depth)
+    if settings.prior == ESTIMATES:
+        model = external_prior(model, qrels, settings)
     return DrawContext(model, growth_of(model, qrels, measures, settings) if settings.grow
                        else None)
 
 
+def external_prior(model: PositionModel, qrels: Qrels, settings: EstimateSettings):
+    """The estimates prior of settings.estimates over `model`, with a note on how well the
+    estimates predict the judged documents (and on estimates of topics the qrels lack)."""
+    from unjudged.errors import note
+    from unjudged.io.estimates import read_estimates
+    from unjudged.strategies.external import ExternalPrior
+
+    assert settings.estimates is not None  # EstimateSettings checks it
+    levels = max(int(qrels.key_grades.max(initial=0)) + 1, 2)
+    prior = ExternalPrior.of(model, read_estimates(settings.estimates), qrels, levels,
+                             settings.trust)
+    f = prior.fit
+    how = "fitted on" if f["fitted"] else "given; compared on"
+    note(f"estimates {settings.estimates}: {f['estimates']} estimates; trust "
+         f"{f['trust']:.3f} ({how} {f['judged_compared']} judged documents with an estimate: "
+         f"log loss {f['log_loss_estimates']:.4f} estimates, {f['log_loss_topic']:.4f} topic "
+         f"prior, {f['log_loss_blend']:.4f} blend)")
+    if f["other_topics"]:
+        note(f"estimates {settings.estimates}: {f['other_topics']} estimates of topics the "
+             "qrels lack are ignored")
+    return prior
+
+
 def _shares_context(settings: EstimateSettings) -> bool:
-    return ((settings.prior == "position" or bool(settings.grow))
+    return ((settings.prior in MODEL_PRIORS or bool(settings.grow))
             and any(STRATEGIES[m].random for m in settings.methods))
 
 
@@ -482,7 +523,9 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
             pool_of(run)
         out = executor.map(_estimate_task, runs, desc=desc, chunksize=1,
                            shared=_Shared(qrels, measures, pools, settings, context))
-    return Estimates(out, settings.methods, settings.prior, settings.b, settings.seed,
+    label = (settings.prior if settings.estimates is None
+             else f"{ESTIMATES}:{settings.estimates}")
+    return Estimates(out, settings.methods, label, settings.b, settings.seed,
                      settings.point, settings.interval, context, bool(settings.grow))
 
 
@@ -523,8 +566,11 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] | N
     bootstrap, guaranteed_lower, guaranteed_upper: every registered strategy's columns by
     default), value, and for the bootstrap mean, mode, std, p5, p25, p50, p75, p90, p95.
     `prior` is pool, run or pool+run; `b` the number of bootstrap iterations; `point` the
-    bootstrap's point estimate (mean, mode, median, q0.75). `runs` and `names` are taken as by
-    `evaluate` (e.g. a dict {name: run}).
+    bootstrap's point estimate (mean, mode, median, q0.75); "estimates:FILE" as the prior draws
+    from relevance estimates made elsewhere (unjudged.strategies.external). `runs` and `names`
+    are taken as by `evaluate` (e.g. a dict {name: run}). Other keywords are EstimateSettings'
+    draw options (interval, spread, shared_spread, empty_run, grow, cap, trust) or Policies'
+    fields.
 
     Example:
         >>> df = estimate({"q": {"a": 3, "x": 2, "b": 1}}, {"q": {"a": 1, "b": 0, "c": 1}},
@@ -535,12 +581,17 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] | N
     from unjudged.engine.score import _as_runs, policies_from
     from unjudged.io import read_qrels
 
+    draw = {k: policy_kw.pop(k) for k in list(policy_kw) if k in _DRAW_FIELDS}
     pol = policies_from(policies, policy_kw)
     q = read_qrels(qrels)
     ms = parse_measures(measures)
     est = estimate_runs(_as_runs(runs, pol.ties, q, names), q, ms, methods=methods,
-                        prior=prior, b=b, seed=seed, point=point, policies=pol)
+                        prior=prior, b=b, seed=seed, point=point, policies=pol, **draw)
     return est.to_pandas(per_topic=per_topic)
+
+
+#: EstimateSettings' fields that `estimate` takes as keywords beside the policies
+_DRAW_FIELDS = ("interval", "spread", "shared_spread", "empty_run", "grow", "cap", "trust")
 
 
 def fit_quantiles(est: Estimates, runs: list[Run], truth: Qrels,

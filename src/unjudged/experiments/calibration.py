@@ -47,7 +47,7 @@ from unjudged.engine.results import aggregate
 from unjudged.errors import InvalidOptionError
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import Policies
-from unjudged.strategies.priors import PRIORS
+from unjudged.strategies.priors import ESTIMATES, PRIORS
 
 #: nominal levels of the intervals
 LEVELS = (0.8, 0.9, 0.95)
@@ -74,11 +74,15 @@ def parse_method(text: str) -> Method:
         (('default', {}), ('pool', {'prior': 'pool'}))
         >>> parse_method("zero:prior=pool+run,empty_run=zero,spread=0.5")
         ('zero', {'prior': 'pool+run', 'empty_run': 'zero', 'spread': 0.5})
+        >>> parse_method("estimates:llm.tsv")
+        ('estimates:llm.tsv', {'prior': 'estimates:llm.tsv'})
+        >>> parse_method("half:prior=estimates:e,trust=0.5")
+        ('half', {'prior': 'estimates:e', 'trust': 0.5})
     """
     text = text.strip()
     if text == "default":
         return text, {}
-    if text in PRIORS:
+    if text in PRIORS or text.startswith(f"{ESTIMATES}:"):
         return text, {"prior": text}
     label, sep, rest = text.partition(":")
     if not sep or "=" in label:

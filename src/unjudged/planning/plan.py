@@ -18,12 +18,13 @@ from unjudged.planning.strategies import STRATEGIES
 from unjudged.planning.universe import Universe, distinct_pairs
 from unjudged.planning.value import PairMoments
 from unjudged.policies import Policies
+from unjudged.strategies.priors import MODEL_PRIORS, split_prior
 
 if TYPE_CHECKING:
     from unjudged.parallel import Executor
 
 OBJECTIVES = ("ranking", "pair", "intervals")
-PLAN_PRIORS = ("position", "pool")
+PLAN_PRIORS = ("position", "pool", "estimates")  #: estimates as estimates:FILE
 DECIDED = 0.95  #: a pair whose P(A > B) reaches this is settled (the report's threshold)
 
 
@@ -52,9 +53,11 @@ class PlanSettings:
         if self.pair is not None and self.pair[0] == self.pair[1]:
             raise InvalidOptionError(f"the pair objective needs two different runs, not "
                                      f"{self.pair[0]!r} twice")
-        if self.prior not in PLAN_PRIORS:
-            raise InvalidOptionError(f"a plan's prior must be one of {', '.join(PLAN_PRIORS)},"
-                                     f" not {self.prior!r}")
+        if self.prior == "estimates":
+            raise InvalidOptionError("the estimates prior names its file: estimates:FILE")
+        if split_prior(self.prior)[0] not in PLAN_PRIORS:
+            raise InvalidOptionError(f"a plan's prior must be one of {', '.join(PLAN_PRIORS)}"
+                                     f":FILE, not {self.prior!r}")
         if self.b < 2:
             raise InvalidOptionError(f"a plan needs at least 2 bootstrap iterations, not "
                                      f"{self.b}")
@@ -126,11 +129,17 @@ class Context:
     @cached_property
     def _prior(self) -> np.ndarray:
         levels = self.u.levels()
-        if self.settings.prior == "position":
+        prior, path = split_prior(self.settings.prior)
+        if prior in MODEL_PRIORS:
             from unjudged.strategies.position import PositionModel
 
             pol = self.settings.policies
             model = PositionModel.build(self.runs, self.u.qrels, pol.rel_level, pol.depth)
+            if path is not None:
+                from unjudged.io.estimates import read_estimates
+                from unjudged.strategies.external import ExternalPrior
+
+                model = ExternalPrior.of(model, read_estimates(path), self.u.qrels, levels)
             return model.probabilities(model.topic_codes(self.u.topics)[self.u.topic],
                                        self.u.keys, levels)
         from unjudged.strategies.bootstrap import pool_prior

@@ -40,7 +40,7 @@ from unjudged.strategies.base import Drawing
 from unjudged.strategies.fill import available, max_grade, pool_counts, ranking_counts, unknown
 from unjudged.strategies.keys import combine, logistic, name_key, normals, uniforms
 from unjudged.strategies.position import PositionModel, topic_keys
-from unjudged.strategies.priors import PRIORS, check_prior
+from unjudged.strategies.priors import MODEL_PRIORS, PRIORS, check_prior
 
 if TYPE_CHECKING:
     from unjudged.strategies.growth import Growth
@@ -174,9 +174,9 @@ def samples(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
     got = None
     if rows.size:
         keys = how.keys[t0:t1][rows, cols]
-        if how.prior == "position":
+        if how.prior in MODEL_PRIORS:
             if how.model is None:
-                raise InvalidOptionError("the position prior needs a model of the runs")
+                raise InvalidOptionError(f"the {how.prior} prior needs a model of the runs")
             p = how.model.probabilities(how.model.topic_codes(part.topics)[rows], keys, levels)
         else:
             p = priors(part, how.prior, levels, how.empty_run)[rows]

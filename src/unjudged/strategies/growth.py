@@ -51,6 +51,7 @@ from unjudged.strategies.bootstrap import _CELLS, _log_odds, _shifts, pool_prior
 from unjudged.strategies.fill import pool_counts
 from unjudged.strategies.keys import combine, name_key, normals
 from unjudged.strategies.position import PositionModel, topic_keys
+from unjudged.strategies.priors import MODEL_PRIORS
 
 #: (rows,) -> (rows, levels) grade probabilities of the model's documents `rows`
 Probabilities = Callable[[np.ndarray], np.ndarray]
@@ -88,7 +89,7 @@ class Growth:
         known = (judged[at] == model.keys) if judged.size else np.zeros(model.keys.shape, bool)
         todo = ~known
         exact = todo if exact_depth is None else todo & (model.best <= exact_depth)
-        rates = None if how.prior == "position" else \
+        rates = None if how.prior in MODEL_PRIORS else \
             pool_prior(Pool.build(qrels, topics, "unjudged"), levels)
 
         def p_of(rows: np.ndarray) -> np.ndarray:

@@ -16,11 +16,16 @@ if TYPE_CHECKING:
 #: Where an unjudged document's grade is drawn from: the topic's judged documents, the ranking's,
 #: their average, or the document's position among the runs (unjudged.strategies.position).
 PRIORS = ("pool", "run", "pool+run", "position")
+#: The prior read from a file of relevance estimates made elsewhere (an LLM judge, a
+#: cross-encoder; unjudged.strategies.external), named "estimates:FILE".
+ESTIMATES = "estimates"
+#: The priors whose probabilities come from a model of the documents rather than counts.
+MODEL_PRIORS = ("position", ESTIMATES)
 #: The priors that depend on the document only (not on the run): the ones whose draws can add to
 #: a normaliser shared by every run. With them, normalisers grow by default (the calibration
 #: bench: the truth's ideal DCG and R count relevant documents no pool found); the run priors
 #: keep the pool's.
-GROW_PRIORS = ("pool", "position")
+GROW_PRIORS = ("pool", "position", ESTIMATES)
 #: The run prior of a ranking without judged documents: grade 0 (the default, chosen by the
 #: calibration bench), or the pool's.
 EMPTY_RUN = ("zero", "pool")
@@ -39,8 +44,25 @@ def check_prior(prior: str) -> None:
         ...
         unjudged.errors.InvalidOptionError: prior must be one of pool, run, ..., not 'uniform'
     """
-    if prior not in PRIORS:
-        raise InvalidOptionError(f"prior must be one of {', '.join(PRIORS)}, not {prior!r}")
+    if prior not in PRIORS and prior != ESTIMATES:
+        raise InvalidOptionError(f"prior must be one of {', '.join(PRIORS)} or "
+                                 f"{ESTIMATES}:FILE, not {prior!r}")
+
+
+def split_prior(text: str) -> tuple[str, str | None]:
+    """(prior, estimates file) of a prior as the user writes it: "estimates:FILE" names the
+    file of the estimates prior; every other prior stands alone.
+
+    Example:
+        >>> split_prior("estimates:llm.tsv"), split_prior("pool")
+        (('estimates', 'llm.tsv'), ('pool', None))
+    """
+    name, sep, path = text.partition(":")
+    if name == ESTIMATES and sep:
+        if not path:
+            raise InvalidOptionError("the estimates prior names its file: estimates:FILE")
+        return ESTIMATES, path
+    return text, None
 
 
 def default_grow(prior: str) -> bool:
