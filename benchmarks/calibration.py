@@ -136,8 +136,8 @@ def logo(executor: Any, b: int, seed: int, quick: bool) -> list[dict[str, Any]]:
 
 
 def text(executor: Any, b: int, seed: int, quick: bool) -> list[dict[str, Any]]:
+    from text_pools import shallow_pool
     from unjudged.experiments.calibration import calibrate
-    from unjudged.io import read_qrels
     from unjudged.text.collections import load_collection
     from unjudged.text.retrieval import MODELS, generate_runs
 
@@ -145,18 +145,9 @@ def text(executor: Any, b: int, seed: int, quick: bool) -> list[dict[str, Any]]:
     for name in TEXT[:2] if quick else TEXT:
         c = load_collection(name, DATA)
         runs = generate_runs(c, depth=TEXT_DEPTH)
-        full = c.qrels.to_dict()
         new = [r.name for r in runs if r.name not in POOL_MODELS]
         for k in POOL_DEPTHS[:1] if quick else POOL_DEPTHS:
-            pooled: dict[str, dict[str, int]] = {t: {} for t in c.topics}
-            for r in runs:
-                if r.name in POOL_MODELS:
-                    for t, docs in r.to_dict().items():
-                        # trec_eval's order: score descending, then docno descending
-                        top = sorted(docs.items(), key=lambda x: (x[1], x[0]), reverse=True)[:k]
-                        for d, _ in top:
-                            pooled.setdefault(t, {})[d] = full.get(t, {}).get(d, 0)
-            pool = read_qrels(pooled)
+            pool = shallow_pool(c, runs, k, POOL_MODELS)
             label = f"{name} depth-{k} pool"
             cal = calibrate(runs, pool, c.qrels, list(MEASURES), METHODS, levels=LEVELS, b=b,
                             seed=seed, scored=new, executor=executor, collection=label)

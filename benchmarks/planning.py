@@ -30,6 +30,7 @@ import json
 import time
 from pathlib import Path
 
+from text_pools import text_setting
 from unjudged.experiments.planning import DEFAULT_MEASURES, planning_experiment
 from unjudged.io import read_qrels, read_runs
 from unjudged.judgments.edit import filter_qrels
@@ -46,7 +47,6 @@ BUDGETS = [250, 500, 750, 1000, 1250, 1500, 2000, 2500, 3000, 4000, 5000, 6000]
 
 
 TEXT = ("cranfield", "cacm", "cisi", "npl")
-POOL_MODELS = ("bm25", "ql-dir", "tfidf")
 PER_TOPIC = [1, 2, 3, 5, 8, 12, 20, 30]
 
 
@@ -60,20 +60,7 @@ def covid_round1() -> tuple[list, object, object, dict, list[int], str]:
 
 
 def text_collection(name: str) -> tuple[list, object, object, dict, list[int], str]:
-    from unjudged.text.collections import load_collection
-    from unjudged.text.retrieval import generate_runs
-
-    c = load_collection(name, DATA)
-    runs = generate_runs(c, depth=100)
-    full = c.qrels.to_dict()
-    pooled: dict[str, dict[str, int]] = {t: {} for t in c.topics}
-    for r in runs:
-        if r.name in POOL_MODELS:
-            for t, docs in r.to_dict().items():
-                top = sorted(docs.items(), key=lambda x: (x[1], x[0]), reverse=True)[:10]
-                for d, _ in top:
-                    pooled.setdefault(t, {})[d] = full.get(t, {}).get(d, 0)
-    start = read_qrels({t: v for t, v in pooled.items() if v})
+    c, runs, start = text_setting(name, DATA)
     budgets = [k * len(start.topics) for k in PER_TOPIC]
     return runs, start, c.qrels, {}, budgets, "runs"
 

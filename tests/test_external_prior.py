@@ -151,3 +151,17 @@ def test_the_planner_reads_the_estimates_too(tmp_path):
     assert p.docnos == ["u", "v"] and p.p_relevant.tolist() == [0.5, 0.5]
     with pytest.raises(InvalidOptionError, match="names its file"):
         PlanSettings(prior="estimates")
+
+
+def test_a_probability_of_relevance_spreads_over_the_relevant_grades():
+    # the topic's judged relevant documents: two of grade 2, one of grade 1 (the position
+    # model's split of them, smoothed, is the share of each relevant grade)
+    q = read_qrels({"t": {"a": 2, "b": 2, "c": 1, "d": 0}})
+    model = _model(q, [read_run({"t": {"x": 1}}, name="r")])
+    prior = ExternalPrior.of(model, read_estimates(b"t x 0.6\n"), q, 3, trust=1.0)
+    np.testing.assert_allclose(prior.ext_dist[0], [0.4, 0.6 * model.split[0, 1],
+                                                   0.6 * model.split[0, 2]])
+    assert model.split[0, 2] > model.split[0, 1] > 0
+    # grades given explicitly are kept as they are
+    given = ExternalPrior.of(model, read_estimates(b"t x 0:0.4,1:0.6\n"), q, 3, trust=1.0)
+    np.testing.assert_allclose(given.ext_dist[0], [0.4, 0.6, 0.0])

@@ -3,8 +3,9 @@
 
 Three layouts, told apart by the first data line:
 
-- ``topic docno p``: the probability that the document is relevant (0..1); it splits into
-  grade 1 with p and grade 0 with 1 - p;
+- ``topic docno p``: the probability that the document is relevant (0..1): grade 0 with
+  1 - p, and p on grade 1 here (`relevance_only`: the prior spreads p over the relevant grades
+  as the topic's judged relevant documents are spread);
 - ``topic docno g0:p0,g1:p1,...``: a distribution over grades (the probabilities must sum to 1,
   within 1e-6);
 - ``topic iter docno grade``: inferred qrels with fractional grades (autoqrels and the like): a
@@ -43,12 +44,15 @@ MAX_GRADE = 100  #: grades above this are refused (a distribution is held per gr
 
 @dataclass(eq=False)
 class ExternalEstimates:
-    """One entry per (topic, document): `dist` (entries, levels) its grade probabilities."""
+    """One entry per (topic, document): `dist` (entries, levels) its grade probabilities.
+    `relevance_only`: the file gave probabilities of relevance (dist[:, 1] holds them), not
+    grades."""
 
     topic: pa.Array
     docno: pa.Array
     dist: np.ndarray
     source: str
+    relevance_only: bool = False
 
     def __len__(self) -> int:
         return int(self.dist.shape[0])
@@ -65,19 +69,19 @@ def read_estimates(source: Any) -> ExternalEstimates:
     if len(fields) == 3:
         t = read_columns(data, path, ["qid", "docno", "value"], "topic docno estimate")
         values = t["value"]
-        if any(b":" in f for f in fields[2:]):
-            dist = _distributions(values, data, path)
-        else:
-            dist = _probabilities(values, data, path)
+        only = not any(b":" in f for f in fields[2:])
+        dist = _probabilities(values, data, path) if only else \
+            _distributions(values, data, path)
     elif len(fields) == 4:
         t = read_columns(data, path, ["qid", "iter", "docno", "value"],
                          "topic iter docno grade")
         dist = _fractional(t["value"], data, path)
+        only = False
     else:
         raise FormatError(path, number, f"expected {LAYOUTS}, found {len(fields)} columns")
     topic, docno = _strings(t["qid"]), _strings(t["docno"])
     _check_once(topic, docno, data, path)
-    return ExternalEstimates(topic, docno, dist, path)
+    return ExternalEstimates(topic, docno, dist, path, only)
 
 
 def _strings(column: Any) -> pa.Array:

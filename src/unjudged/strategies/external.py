@@ -3,7 +3,9 @@ judge, a cross-encoder, autoqrels; read by unjudged.io.estimates), blended with 
 
 A document with an estimate draws from ``trust * external + (1 - trust) * topic``, one without
 from the topic prior (the grade distribution of the topic's judged documents, as the pool
-prior). ``trust`` is fitted, unless given, on the user's own judgments: the judged documents
+prior). A probability of relevance (the `topic docno p` layout) is spread over the relevant
+grades as the topic's judged relevant documents are (as the position prior does). ``trust`` is
+fitted, unless given, on the user's own judgments: the judged documents
 that have an estimate show how well the estimates predict their grades, and the trust is the
 blend weight of highest likelihood for those grades (0 when the estimates say nothing the topic
 prior does not, near 1 when they are sharp and right). The fit is reported
@@ -55,7 +57,12 @@ class ExternalPrior(PositionModel):
         known = tix >= 0
         tk = topic_keys(topics)
         keys = combine(tk[np.maximum(tix, 0)], string_keys(estimates.docno))[known]
-        dist = _levels(estimates.dist[known], levels)
+        dist = estimates.dist[known]
+        if estimates.relevance_only:  # p of relevance: over the grades as the topic's are
+            split = _levels(model.split, levels)[tix[known]]
+            dist = np.concatenate([dist[:, :1], np.zeros((dist.shape[0], levels - 1))], axis=1)
+            dist += estimates.dist[known][:, 1:2] * split
+        dist = _levels(dist, levels)
         order = np.argsort(keys)
         keys, dist = keys[order], dist[order]
         prior = _topic_prior(qrels, topics, levels)
