@@ -19,8 +19,9 @@ the truth with a fixed seed:
 - everything: p = 0.9 for every document (biased towards relevance);
 - inverted: right 10% of the time, and calibrated as if right 90% (adversarial).
 
-Methods: the default (position prior), the pool prior (the topic-level prior), and the
-estimates prior with each file (trust fitted on the pool's judged documents). Writes
+Methods: the default (position prior), the pool prior (the topic-level prior), the estimates
+prior with each file (trust fitted on the pool's judged documents), and the text prior
+(unjudged.text.prior on the collection's own text and queries, drawn as estimates). Writes
 benchmarks/results/external_prior.json and prints a table. Run from the repository root (reads
 ../shared/data).
 """
@@ -74,6 +75,19 @@ def judge_file(runs: list, truth: dict[str, dict[str, int]], accuracy: float | N
     return str(path)
 
 
+def text_file(c: Any, runs: list, pool: Any, folder: Path) -> str:
+    """The text prior's estimates (unjudged.text.prior) as a `topic docno p` file."""
+    from unjudged.text.prior import text_estimates
+
+    est, _ = text_estimates(c.index, pool, runs, queries=dict(zip(c.topics, c.texts,
+                                                                  strict=True)),
+                            tokeniser=c.tokeniser)
+    path = folder / f"{c.name}-text.tsv"
+    path.write_text("".join(f"{t} {d} {p:.6f}\n" for t, d, p in zip(
+        est.topic.to_pylist(), est.docno.to_pylist(), est.dist[:, 1], strict=True)))
+    return str(path)
+
+
 def collection(name: str, b: int, ex: Any, folder: Path) -> list[dict[str, Any]]:
     c, runs, pool = text_setting(name, DATA)
     full = c.qrels.to_dict()
@@ -82,6 +96,7 @@ def collection(name: str, b: int, ex: Any, folder: Path) -> list[dict[str, Any]]
     for i, (judge, acc) in enumerate(JUDGES.items()):
         path = judge_file(runs, full, acc, 1000 + i, folder, f"{name}-{judge}")
         methods.append((f"estimates: {judge}", {"prior": f"estimates:{path}"}))
+    methods.append(("text prior", {"prior": f"estimates:{text_file(c, runs, pool, folder)}"}))
     cal = calibrate(runs, pool, c.qrels, ["nDCG@10"], methods, levels=[0.9], b=b, seed=0,
                     executor=ex, collection=f"{name} depth-10 pool")
     return [r for r in summary_rows(cal, "all")]

@@ -223,6 +223,8 @@ def _check_prior(ctx, param, value: str) -> str:
     from unjudged.errors import InvalidOptionError
     from unjudged.strategies.priors import check_prior, split_prior
 
+    if value == "text":  # the estimate command's text prior (with --corpus)
+        return value
     try:
         check_prior(split_prior(value)[0])
         if value == "estimates":
@@ -233,12 +235,14 @@ def _check_prior(ctx, param, value: str) -> str:
 
 
 PRIOR = click.option("--prior", default=DEFAULT_PRIOR, show_default=True,
-                      callback=_check_prior, metavar="|".join(PRIORS) + "|estimates:FILE",
+                      callback=_check_prior,
+                      metavar="|".join(PRIORS) + "|estimates:FILE|text",
                       help="Grade distribution the bootstrap draws from: the topic's judged "
                       "documents (pool), the ranking's (run), their average, by the document's "
                       "position among all the runs given (position), or relevance estimates "
                       "made elsewhere, blended with the topic's (estimates:FILE: `topic docno "
-                      "p`, `topic docno g0:p0,g1:p1,...` or fractional qrels; "
+                      "p`, `topic docno g0:p0,g1:p1,...` or fractional qrels), or from the "
+                      "documents' text (text, with --corpus; `unjudged estimate` only; "
                       "docs/unjudged-documents.md).")
 
 

@@ -23,6 +23,7 @@ from unjudged.cli._base import (
     main,
     policy_options,
     progress,
+    say,
     write_output,
 )
 from unjudged.cli._runs import baseline_name, cli_runs, run_options
@@ -163,11 +164,18 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
               "bootstrap quantile that best predicts their scores (5-fold by topic) and use it "
               "as the point estimate.")
 @draw_options
+@click.option("--corpus", "corpus_path", default=None,
+              help="The documents' text, for --prior text (any format of `unjudged text "
+              "index`; its index is cached beside it).")
+@click.option("--queries", "queries_path", default=None,
+              help="With --prior text: the topics' query texts (`topic<TAB>text` lines, TREC "
+              "topic files), for a BM25 feature.")
 @click.option("--pairs", is_flag=True, help="Print P(A > B) for every pair of runs and measure "
               "instead (run_a, run_b, measure, p_a_better), from the coupled bootstrap draws.")
 def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topic, complete,
                  rel_level, depth, ties, negative, names, strict, fmt, output, samples_path,
-                 plot_path, jobs, dask, workers, truth_path, pairs, **draw) -> None:
+                 plot_path, jobs, dask, workers, truth_path, corpus_path, queries_path, pairs,
+                 **draw) -> None:
     """Scores of RUNS under each strategy for unjudged documents: trec_eval's (nonrel),
     condensed lists, the comparable upper bound, bootstrapped distributions and guaranteed
     (not comparable) bounds."""
@@ -194,9 +202,14 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
                    depth=depth)
     q = read_qrels(qrels)
     truth = read_qrels(truth_path) if truth_path else None
+    if (prior == "text") != (corpus_path is not None):
+        raise click.BadParameter("--prior text and --corpus go together", param_hint="--corpus")
     stream = cli_runs(runs, q, policies=pol, names=names, strict=strict)
-    if truth is not None:
-        stream = kept = list(stream)  # the truth is computed on the same runs afterwards
+    if truth is not None or prior == "text":
+        stream = kept = list(stream)  # used again: the truth, or the text prior's features
+    if prior == "text":
+        prior, draw["estimates"] = "estimates", _text_prior(corpus_path, queries_path, q,
+                                                            kept, pol)
     with executor_from_options(jobs or workers, dask) as ex:
         est = estimate_runs(stream, q, ms, methods=chosen, prior=prior, b=b, seed=seed,
                             point=point, policies=pol, executor=ex, desc="estimating",
@@ -224,6 +237,27 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
         for path in plot_estimates(est, plot_path):
             click.echo(f"unjudged: wrote {path}", err=True)
     write_output(text, output)
+
+
+def _text_prior(corpus_path: str, queries_path: str | None, qrels, runs, pol):
+    """The text prior's estimates (unjudged.text.prior) for the estimate command, with a note
+    on the documents the corpus lacks."""
+    from unjudged.text.index import corpus_index
+    from unjudged.text.prior import text_estimates
+
+    queries = None
+    if queries_path:
+        from unjudged.io.topics import read_query_texts
+
+        queries = read_query_texts(queries_path)
+    est, counts = text_estimates(corpus_index(corpus_path), qrels, runs, queries=queries,
+                                 rel_level=pol.rel_level, depth=pol.depth)
+    est.source = f"the text of {corpus_path}"
+    if counts["missing"]:
+        say(f"unjudged: note: --corpus {corpus_path} lacks {counts['missing']} of the "
+            f"{counts['missing'] + counts['estimated']} documents retrieved or judged; they "
+            "keep the topic prior")
+    return est
 
 
 @main.command("trec_eval", context_settings={"ignore_unknown_options": False})

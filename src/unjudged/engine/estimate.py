@@ -77,9 +77,10 @@ class EstimateSettings:
     grow: bool | None = None
     #: whose drawn grades come from what the pool still has: "normalised" measures or "all"
     cap: str = DEFAULT_CAP
-    #: the file of the estimates prior (prior "estimates:FILE" sets it) and the weight of its
-    #: estimates against the topic prior (None: fitted on the judged documents)
-    estimates: str | None = None
+    #: the file of the estimates prior (prior "estimates:FILE" sets it), or estimates made in
+    #: memory (unjudged.io.estimates.ExternalEstimates: the text prior's), and the weight of
+    #: its estimates against the topic prior (None: fitted on the judged documents)
+    estimates: Any = None
     trust: float | None = None
 
     def __post_init__(self) -> None:
@@ -462,14 +463,22 @@ def external_prior(model: PositionModel, qrels: Qrels, settings: EstimateSetting
                              settings.trust)
     f = prior.fit
     how = "fitted on" if f["fitted"] else "given; compared on"
-    note(f"estimates {settings.estimates}: {f['estimates']} estimates; trust "
+    name = estimates_name(settings.estimates)
+    note(f"estimates {name}: {f['estimates']} estimates; trust "
          f"{f['trust']:.3f} ({how} {f['judged_compared']} judged documents with an estimate: "
          f"log loss {f['log_loss_estimates']:.4f} estimates, {f['log_loss_topic']:.4f} topic "
          f"prior, {f['log_loss_blend']:.4f} blend)")
     if f["other_topics"]:
-        note(f"estimates {settings.estimates}: {f['other_topics']} estimates of topics the "
+        note(f"estimates {name}: {f['other_topics']} estimates of topics the "
              "qrels lack are ignored")
     return prior
+
+
+def estimates_name(estimates: Any) -> str:
+    """How notes and labels name the estimates prior's source: its file, or the source of
+    estimates made in memory."""
+    return estimates if isinstance(estimates, str) else str(getattr(estimates, "source",
+                                                                    "<estimates>"))
 
 
 def _shares_context(settings: EstimateSettings) -> bool:
@@ -524,7 +533,7 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         out = executor.map(_estimate_task, runs, desc=desc, chunksize=1,
                            shared=_Shared(qrels, measures, pools, settings, context))
     label = (settings.prior if settings.estimates is None
-             else f"{ESTIMATES}:{settings.estimates}")
+             else f"{ESTIMATES}:{estimates_name(settings.estimates)}")
     return Estimates(out, settings.methods, label, settings.b, settings.seed,
                      settings.point, settings.interval, context, bool(settings.grow))
 

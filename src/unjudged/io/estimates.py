@@ -59,7 +59,10 @@ class ExternalEstimates:
 
 
 def read_estimates(source: Any) -> ExternalEstimates:
-    """Estimates from a path ('-' = stdin, compressed ok) or bytes, in one of the LAYOUTS."""
+    """Estimates from a path ('-' = stdin, compressed ok) or bytes, in one of the LAYOUTS (or
+    ExternalEstimates already made, returned as they are)."""
+    if isinstance(source, ExternalEstimates):
+        return source
     path = display_name(source) if not isinstance(source, bytes) else "<bytes>"
     data = source if isinstance(source, bytes) else read_bytes(source)
     first = next(text_lines(data, path), None)

@@ -64,3 +64,27 @@ def read_topics_file(path: str) -> list[str]:
     if not out:
         raise InputError(path, "no topic ids, expected ids or ranges such as 1,2,5-9")
     return out
+
+
+def read_query_texts(path: str) -> dict[str, str]:
+    """Query texts, one topic per line: `topic text...` (the first field is the topic id, the
+    rest of the line its text); blank lines and `#` comments are skipped.
+
+    Example:
+        >>> import tempfile
+        >>> with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as f:
+        ...     _ = f.write("1\\tcoronavirus origin\\n2 covid  masks\\n")
+        >>> read_query_texts(f.name)
+        {'1': 'coronavirus origin', '2': 'covid masks'}
+    """
+    out: dict[str, str] = {}
+    for number, fields in data_lines(read_bytes(path)):
+        if len(fields) < 2:
+            raise FormatError(path, number, "expected `topic text...`, found a topic id alone")
+        topic = fields[0].decode("utf-8", "replace")
+        if topic in out:
+            raise FormatError(path, number, f"topic {topic} has a second query text")
+        out[topic] = b" ".join(fields[1:]).decode("utf-8", "replace")
+    if not out:
+        raise InputError(path, "no queries, expected lines of `topic text...`")
+    return out
