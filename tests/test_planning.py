@@ -375,3 +375,12 @@ def test_trials_average_and_repeat_the_deterministic_strategies():
     assert [r["rmse"] for r in depth if r["trial"] == 0] == \
         [r["rmse"] for r in depth if r["trial"] == 1]
     assert len(sweep.mean_rows()) == 2 * 3
+
+
+def test_the_command_line_lists_every_strategy_and_objective():
+    # the command line names them without importing the planner (numpy) at start-up
+    from unjudged.cli import plan as cli_plan
+    from unjudged.planning import OBJECTIVES
+
+    assert tuple(STRATEGIES) == cli_plan._STRATEGIES
+    assert cli_plan._OBJECTIVES == OBJECTIVES

@@ -36,17 +36,6 @@ class Effects:
     candidate: np.ndarray
     delta: np.ndarray
 
-    def dense(self, candidates: np.ndarray, runs: int) -> np.ndarray:
-        """(len(candidates), runs, levels) effects of the given candidates on every run (0
-        where the run does not rank the candidate within the depth)."""
-        pos = np.full(int(self.candidate.max(initial=-1)) + 1, -1, dtype=np.int64)
-        pos[candidates[candidates < pos.size]] = np.flatnonzero(candidates < pos.size)
-        out = np.zeros((candidates.size, runs, self.delta.shape[1]))
-        row = pos[self.candidate] if pos.size else np.zeros(0, np.int64)
-        keep = row >= 0
-        out[row[keep], self.run[keep]] = self.delta[keep]
-        return out
-
 
 def plan_depth(measure: Measure, depth: int | None = None) -> int:
     """The ranks of `measure` whose documents a plan considers: its cutoff, else `depth`
