@@ -26,21 +26,6 @@ _STRATEGIES = ("depth", "rbp", "mtf", "maxmean", "mtc", "uncertainty")  # planni
 _OBJECTIVES = ("ranking", "pair", "intervals")
 
 
-def _check_plan_prior(ctx, param, value: str) -> str:
-    from unjudged.errors import InvalidOptionError
-    from unjudged.planning.plan import PLAN_PRIORS
-    from unjudged.strategies.priors import split_prior
-
-    try:
-        name = split_prior(value)[0]
-        if name not in PLAN_PRIORS or value == "estimates":
-            raise InvalidOptionError("expected position, pool or estimates:FILE, not "
-                                     f"{value!r}")
-    except InvalidOptionError as exc:
-        raise click.BadParameter(str(exc)) from None
-    return value
-
-
 def _plan_options(fn):
     """What `plan` and `experiment planning` share: what the plan is for and how it draws."""
     for option in reversed([
@@ -56,7 +41,7 @@ def _plan_options(fn):
                      "planner."),
         SEED,
         click.option("--prior", default="position", show_default=True,
-                     metavar="position|pool|estimates:FILE", callback=_check_plan_prior,
+                     metavar="position|pool|estimates:FILE",
                      help="How likely an unjudged document is of each grade (as in `unjudged "
                      "estimate`; estimates:FILE blends estimates made elsewhere with the "
                      "topic's, by a trust fitted on the judged documents)."),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -442,12 +442,17 @@ def draw_context(runs: Sequence[Run], qrels: Qrels, measures: list[Measure],
     random strategies need them (an empty context otherwise)."""
     if not _shares_context(settings):
         return DrawContext()
-    pol = settings.policies
-    model = PositionModel.build(runs, qrels, pol.rel_level, pol.depth)
-    if settings.prior == ESTIMATES:
-        model = external_prior(model, qrels, settings)
+    model = prior_model(runs, qrels, settings)
     return DrawContext(model, growth_of(model, qrels, measures, settings) if settings.grow
                        else None)
+
+
+def prior_model(runs: Sequence[Run], qrels: Qrels, settings: EstimateSettings) -> PositionModel:
+    """The model of `runs` the draws read: the position prior's, extended by the estimates
+    prior's file when that is the prior (its probabilities then come from the estimates)."""
+    pol = settings.policies
+    model = PositionModel.build(runs, qrels, pol.rel_level, pol.depth)
+    return external_prior(model, qrels, settings) if settings.prior == ESTIMATES else model
 
 
 def external_prior(model: PositionModel, qrels: Qrels, settings: EstimateSettings):
@@ -599,8 +604,10 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] | N
     return est.to_pandas(per_topic=per_topic)
 
 
-#: EstimateSettings' fields that `estimate` takes as keywords beside the policies
-_DRAW_FIELDS = ("interval", "spread", "shared_spread", "empty_run", "grow", "cap", "trust")
+#: EstimateSettings' fields that `estimate` takes as keywords beside the policies (the others
+#: are its own arguments)
+_DRAW_FIELDS = frozenset(f.name for f in fields(EstimateSettings)) - {
+    "methods", "prior", "b", "seed", "point", "policies", "keep_samples", "estimates"}
 
 
 def fit_quantiles(est: Estimates, runs: list[Run], truth: Qrels,

@@ -31,6 +31,7 @@ from unjudged.planning import STRATEGIES, PlanSettings, Universe, plan
 from unjudged.planning.plan import DECIDED
 from unjudged.policies import Policies
 from unjudged.stats.correlation import kendall_tau, tau_ap
+from unjudged.strategies.priors import DEFAULT_PRIOR
 
 if TYPE_CHECKING:
     from unjudged.parallel import Executor
@@ -104,10 +105,24 @@ class _Scorer:
                  drawn: list[Measure]) -> None:
         self.runs, self.measures, self.truth, self.drawn = list(runs), measures, truth, drawn
         self.b, self.seed, self.policies, self.executor = b, seed, policies, executor
+        #: (qrels, seed, draws) of the last call: the uncertainty planner's next batch draws
+        #: the same when it shares the settings (`shared_draws`)
+        self.last: tuple[Qrels | None, int, dict[str, np.ndarray]] = (None, 0, {})
+
+    def shared_draws(self, qrels: Qrels, seed: int, settings: PlanSettings,
+                     planned: list[Measure]) -> dict[str, np.ndarray] | None:
+        """The last call's draws when the plan on `qrels` would draw exactly them: the same
+        qrels, seed, iterations, prior, policies and measures."""
+        q, s, draws = self.last
+        same = (q is qrels and s == seed and settings.b == self.b
+                and settings.prior == DEFAULT_PRIOR and settings.policies == self.policies
+                and set(draws) == {m.name for m in planned})
+        return draws if same else None
 
     def __call__(self, u: Universe, seed: int) -> list[dict[str, Any]]:
         means = run_means(u, self.measures)
         drawn = self._draws(u.qrels, seed)
+        self.last = (u.qrels, seed, drawn)
         out = []
         for i, m in enumerate(self.measures):
             x, y = means[:, i], self.truth[:, i]
@@ -227,6 +242,7 @@ def planning_experiment(runs: Sequence[Run], start: Qrels, truth: Qrels, budgets
     rows: list[dict[str, Any]] = []
     chosen_rows: list[dict[str, Any]] = []
     start_rows = scorer(universe, settings.seed)
+    start_draws = scorer.last
     total = len(strategies) * trials * len(budgets)
     with progress_bar(total, desc, unit="batches") as bar:
         for s in strategies:
@@ -235,10 +251,12 @@ def planning_experiment(runs: Sequence[Run], start: Qrels, truth: Qrels, budgets
                 rows += [{"strategy": s, "trial": trial, "judgments": 0, **r}
                          for r in start_rows]
                 u, spent = universe, 0
+                scorer.last = start_draws
                 for batch, budget in enumerate(budgets):
-                    p = plan(runs, u.qrels, budget - spent, plan_measures,
-                             replace(settings, strategy=s, seed=seed), universe=u,
-                             executor=executor)
+                    chosen = replace(settings, strategy=s, seed=seed)
+                    p = plan(runs, u.qrels, budget - spent, plan_measures, chosen, universe=u,
+                             executor=executor,
+                             draws=scorer.shared_draws(u.qrels, seed, chosen, plan_measures))
                     new = judged_by(truth, u, p.chosen, unlisted)
                     if details:
                         chosen_rows += [{"strategy": s, "trial": trial, "batch": batch + 1,
@@ -252,7 +270,7 @@ def planning_experiment(runs: Sequence[Run], start: Qrels, truth: Qrels, budgets
     for name, q in (references or {}).items():
         q = filter_qrels(q, topics=start.topics)
         added = _added(start, q)
-        ref_u = Universe.build(runs, merge_qrels([start, q], on_conflict="last"), pol)
+        ref_u = universe.with_qrels(runs, merge_qrels([start, q], on_conflict="last"))
         refs += [{"reference": name, "judgments": added, **r}
                  for r in scorer(ref_u, settings.seed)]
     return PlanningSweep(rows, refs, list(strategies), budgets, measures, plan_measures,

@@ -69,9 +69,9 @@ class Context:
 
     def __init__(self, u: Universe, runs: Sequence[Run], measures: list[Measure],
                  settings: PlanSettings, executor: Executor | None = None,
-                 desc: str | None = None) -> None:
+                 desc: str | None = None, draws: dict[str, np.ndarray] | None = None) -> None:
         self.u, self.runs, self.measures, self.settings = u, list(runs), measures, settings
-        self.executor, self.desc = executor, desc
+        self.executor, self.desc, self.draws = executor, desc, draws
         if settings.pair is not None:
             missing = [n for n in settings.pair if n not in u.runs]
             if missing:
@@ -109,6 +109,8 @@ class Context:
 
     @cached_property
     def _best_hits(self) -> tuple[np.ndarray, np.ndarray]:
+        if not self.settings.pair:  # every run is a focus run: the universe's own counts
+            return self.u.best, self.u.hits
         r, t, k, c = self.entries()
         best = np.full(len(self.u), np.iinfo(np.int64).max, dtype=np.int64)
         np.minimum.at(best, c, k + 1)
@@ -127,19 +129,26 @@ class Context:
         return self._effects
 
     @cached_property
+    def _estimate_settings(self):
+        """The bootstrap's settings (and so its prior's model) under the plan's settings."""
+        from unjudged.engine.estimate import EstimateSettings
+
+        s = self.settings
+        return EstimateSettings(methods=("bootstrap",), prior=s.prior, b=s.b, seed=s.seed,
+                                policies=s.policies)
+
+    @cached_property
+    def _model(self):
+        """The prior's model of the runs (position, or estimates), built once per plan."""
+        from unjudged.engine.estimate import prior_model
+
+        return prior_model(self.runs, self.u.qrels, self._estimate_settings)
+
+    @cached_property
     def _prior(self) -> np.ndarray:
         levels = self.u.levels()
-        prior, path = split_prior(self.settings.prior)
-        if prior in MODEL_PRIORS:
-            from unjudged.strategies.position import PositionModel
-
-            pol = self.settings.policies
-            model = PositionModel.build(self.runs, self.u.qrels, pol.rel_level, pol.depth)
-            if path is not None:
-                from unjudged.io.estimates import read_estimates
-                from unjudged.strategies.external import ExternalPrior
-
-                model = ExternalPrior.of(model, read_estimates(path), self.u.qrels, levels)
+        if split_prior(self.settings.prior)[0] in MODEL_PRIORS:
+            model = self._model
             return model.probabilities(model.topic_codes(self.u.topics)[self.u.topic],
                                        self.u.keys, levels)
         from unjudged.strategies.bootstrap import pool_prior
@@ -162,12 +171,17 @@ class Context:
 
     @cached_property
     def _moments(self) -> list[PairMoments]:
-        from unjudged.engine.estimate import EstimateSettings, estimate_all
+        if self.draws is not None:
+            return [PairMoments.of(self.draws[m.name]) for m in self.measures]
+        from unjudged.engine.estimate import DrawContext, estimate_all, growth_of
 
-        s = self.settings
-        est = estimate_all(self.runs, self.u.qrels, self.measures,
-                           EstimateSettings(methods=("bootstrap",), prior=s.prior, b=s.b,
-                                            seed=s.seed, policies=s.policies),
+        es = self._estimate_settings
+        context = None
+        if split_prior(self.settings.prior)[0] in MODEL_PRIORS:  # the prior's model, once
+            context = DrawContext(self._model, growth_of(self._model, self.u.qrels,
+                                                         self.measures, es)
+                                  if es.grow else None)
+        est = estimate_all(self.runs, self.u.qrels, self.measures, es, context=context,
                            executor=self.executor, desc=self.desc)
         return [PairMoments.of(est.run_draws(i)) for i in range(len(self.measures))]
 
@@ -271,13 +285,15 @@ class Plan:
 def plan(runs: Sequence[Run], qrels: Qrels, budget: int, measures: list[Measure],
          settings: PlanSettings = PlanSettings(), *, candidates: Qrels | None = None,
          universe: Universe | None = None, executor: Executor | None = None,
-         desc: str | None = None) -> Plan:
+         desc: str | None = None, draws: dict[str, np.ndarray] | None = None) -> Plan:
     """The `budget` documents to judge next, in priority order.
 
     Candidates are the documents `runs` retrieve that `qrels` do not judge (only the (topic,
     document) pairs of `candidates`, when given); a plan never proposes anything else. The same
     inputs and seed give the same plan on every executor. `desc` labels the progress of the
-    uncertainty planner's bootstrap (on stderr; lines every 10 s when it is not a terminal).
+    uncertainty planner's bootstrap (on stderr; lines every 10 s when it is not a terminal);
+    `draws` hands it that bootstrap's run-level draws ({measure name: (b, runs)}) when they
+    were made already with the same settings on the same qrels.
 
     Example (two runs disagree only on d3 and d4; the pool judged d1 and d2):
         >>> from unjudged.io import read_qrels, read_run
@@ -299,7 +315,7 @@ def plan(runs: Sequence[Run], qrels: Qrels, budget: int, measures: list[Measure]
                                      f"estimates; not {', '.join(bad)}")
     u = universe if universe is not None else Universe.build(runs, qrels, s.policies,
                                                              candidates)
-    ctx = Context(u, runs, measures, s, executor, desc)
+    ctx = Context(u, runs, measures, s, executor, desc, draws)
     eligible = ctx.open_candidates()
     chosen, scores = STRATEGIES[s.strategy].choose(ctx, min(budget, eligible.size))
     chosen = np.asarray(chosen, dtype=np.int64)

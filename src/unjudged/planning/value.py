@@ -123,15 +123,16 @@ def _chunks(eff: Effects, cands: np.ndarray, runs: int):
     row_of = np.full(int(max(cands.max(initial=-1), eff.candidate.max(initial=-1))) + 1, -1,
                      dtype=np.int64)
     levels = eff.delta.shape[1]
-    per_entry = runs * levels
     counts = np.bincount(eff.candidate, minlength=row_of.size)[cands] if eff.candidate.size \
         else np.zeros(cands.size, np.int64)
+    # as many candidates per chunk as keep (entries x runs x levels) under _CELLS; a candidate
+    # without entries (ranked below the measure's depth) still takes a row of `dense`
+    total = np.cumsum(np.maximum(counts, 1)) * (runs * levels)
     start = 0
     while start < cands.size:
-        # as many candidates as keep (entries x runs x levels) under _CELLS; a candidate
-        # without entries (ranked below the measure's depth) still takes a row of `dense`
-        total = np.cumsum(np.maximum(counts[start:], 1)) * per_entry
-        stop = start + max(1, int(np.searchsorted(total, _CELLS, side="right")))
+        done = int(total[start - 1]) if start else 0
+        stop = start + max(1, int(np.searchsorted(total[start:], done + _CELLS,
+                                                  side="right")))
         rows = cands[start:stop]
         row_of[rows] = np.arange(rows.size)
         sel = np.flatnonzero(row_of[eff.candidate] >= 0)

@@ -24,9 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from unjudged.data.judged import Pool
 from unjudged.data.qrels import Qrels
 from unjudged.errors import InvalidOptionError
 from unjudged.io.estimates import ExternalEstimates
+from unjudged.strategies.bootstrap import pool_prior
 from unjudged.strategies.keys import combine, string_keys
 from unjudged.strategies.position import PositionModel, _judged, topic_keys
 
@@ -65,7 +67,7 @@ class ExternalPrior(PositionModel):
         dist = _levels(dist, levels)
         order = np.argsort(keys)
         keys, dist = keys[order], dist[order]
-        prior = _topic_prior(qrels, topics, levels)
+        prior = pool_prior(Pool.build(qrels, topics, "unjudged"), levels)  # the topic prior
         jk, jt, jg = _judged(qrels, topics, tk)
         at = np.minimum(np.searchsorted(keys, jk), max(keys.size - 1, 0))
         hit = (keys[at] == jk) if keys.size else np.zeros(jk.shape, bool)
@@ -108,19 +110,6 @@ def _levels(dist: np.ndarray, levels: int) -> np.ndarray:
         return np.pad(dist, ((0, 0), (0, levels - dist.shape[1])))
     out = dist[:, :levels].copy()
     out[:, -1] += dist[:, levels:].sum(axis=1)
-    return out
-
-
-def _topic_prior(qrels: Qrels, topics: list[str], levels: int) -> np.ndarray:
-    """(topics, levels) the grade distribution of each topic's judged documents (grade 0 for
-    a topic without any)."""
-    _, t, g = _judged(qrels, topics, topic_keys(topics))
-    counts = np.zeros((len(topics), levels))
-    np.add.at(counts, (t, np.minimum(g, levels - 1)), 1.0)
-    total = counts.sum(axis=1, keepdims=True)
-    out = np.zeros_like(counts)
-    out[:, 0] = 1.0
-    np.divide(counts, total, out=out, where=total > 0)
     return out
 
 

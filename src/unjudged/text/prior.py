@@ -45,7 +45,7 @@ def text_estimates(index: CorpusIndex, qrels: Qrels, runs: Sequence[Run], *,
     """Probabilities of relevance for every document the runs retrieve (within `depth`) and
     every judged document of the qrels' topics, with counts: documents estimated, and
     documents the corpus lacks (no estimate: they keep the topic prior)."""
-    pairs = _pairs(qrels, runs, depth)
+    pairs = _pairs(qrels, runs, depth, rel_level)
     topics = list(qrels.topics)
     rows = index.rows(pairs["docno"])
     have = rows >= 0
@@ -72,39 +72,38 @@ def text_estimates(index: CorpusIndex, qrels: Qrels, runs: Sequence[Run], *,
             {"estimated": int(t.size), "missing": missing})
 
 
-def _pairs(qrels: Qrels, runs: Sequence[Run], depth: int | None) -> dict[str, Any]:
-    """Distinct (topic index, docno) of the runs' rankings and the qrels' judged lines, with
-    each one's best rank and votes (runs retrieving it in their top VOTE_DEPTH) among the
-    runs (one past the deepest rank and no vote for judged documents no run retrieved)."""
-    from unjudged.strategies.position import VOTE_DEPTH
+def _pairs(qrels: Qrels, runs: Sequence[Run], depth: int | None,
+           rel_level: int) -> dict[str, Any]:
+    """Distinct (topic index, docno) of the runs' rankings (within `depth`) and of the qrels'
+    judged lines, in order of first appearance, with the position prior's features of each
+    (unjudged.strategies.position: log2 of the best rank and of 1 + the votes; a judged
+    document no run retrieved sits one past the deepest rank, with no vote)."""
+    from unjudged.data._strings import index_codes
+    from unjudged.data.judged import _ramp
+    from unjudged.strategies.keys import combine, string_keys
+    from unjudged.strategies.position import PositionModel, topic_keys
 
-    topic_index = {q: i for i, q in enumerate(qrels.topics)}
-    seen: dict[tuple[int, str], list[int]] = {}
-    deepest = 0
-    for r in runs:
-        docs = r.docno.to_pylist()
-        for i, q in enumerate(r.topics):
-            ti = topic_index.get(q)
-            if ti is None:
-                continue
-            a, b = int(r.offsets[i]), int(r.offsets[i + 1])
-            b = b if depth is None else min(b, a + depth)
-            for rank, d in enumerate(docs[a:b], start=1):
-                got = seen.setdefault((ti, str(d)), [rank, 0])
-                got[0] = min(got[0], rank)
-                got[1] += rank <= VOTE_DEPTH
-            deepest = max(deepest, b - a)
-    qdocs = qrels.docs.to_pylist()
+    topics = list(qrels.topics)
+    index = {q: i for i, q in enumerate(topics)}
+    parts_t, parts_d = [], []
+    for r in runs:  # vectorised over each run's rows
+        lengths = r.lengths()
+        row_topic = np.repeat(index_codes(index, r.topics), lengths)
+        keep = row_topic >= 0
+        if depth is not None:
+            keep &= _ramp(lengths) < depth
+        parts_t.append(row_topic[keep])
+        parts_d.append(r.docno.filter(pa.array(keep)))
     ok = qrels.key_grades >= 0
-    for ti, dc in zip(qrels.key_topic[ok].tolist(),
-                      (qrels.keys[ok] % len(qrels.docs)).tolist(), strict=True):
-        seen.setdefault((ti, str(qdocs[dc])), [deepest + 1, 0])
-    keys = list(seen)
-    best = np.array([seen[k][0] for k in keys], dtype=float)
-    votes = np.array([seen[k][1] for k in keys], dtype=float)
-    return {"topic": np.array([k[0] for k in keys], dtype=np.int64),
-            "docno": pa.array([k[1] for k in keys], pa.string()),
-            "position": np.stack([np.log2(best), np.log2(1.0 + votes)], axis=1)}
+    parts_t.append(qrels.key_topic[ok])  # the qrels' topics are `topics`, in that order
+    parts_d.append(qrels.docs.take(pa.array(qrels.keys[ok] % len(qrels.docs))))
+    t = np.concatenate(parts_t).astype(np.int64)
+    docs = pa.concat_arrays([d.cast(pa.string()) for d in parts_d])
+    keys = combine(topic_keys(topics)[t], string_keys(docs))
+    first = np.sort(np.unique(keys, return_index=True)[1])
+    model = PositionModel.build(runs, qrels, rel_level, depth)
+    return {"topic": t[first], "docno": docs.take(first),
+            "position": model.features(keys[first])}
 
 
 def _features(index: CorpusIndex, topics: list[str], t: np.ndarray, rows: np.ndarray,
