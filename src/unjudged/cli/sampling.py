@@ -22,6 +22,9 @@ from unjudged.cli.experiment import experiment_group
 #: what `infer` reports without -m: the estimators of seed 002, as sample_eval prints them
 DEFAULT_MEASURES = ("infAP", "xinfAP", "infNDCG", "iP@10", "iNumRelRet", "iNumRel")
 
+#: what `infer --prels` reports without -m
+PRELS_MEASURES = ("statAP", "statNDCG@10", "statNDCG")
+
 _LEVELS = tuple(f"iIPrec(recall={x / 10})" for x in range(11))
 #: --compat: what each sample_eval.pl copy prints, as the project's measures (its policies:
 #: -M 1000 and the "sample_eval" tie order). infAP is xinfAP (the 2012 copy rescales by R/1000);
@@ -63,6 +66,10 @@ def _level(ctx, param, value):
               help="sample_eval.pl's values: NIST's TREC copy (sample_eval) or the TRECVID "
               "copy (sample_eval-trecvid): its measures unless -m is given, -M 1000 unless -M "
               "is given, and --ties sample_eval.")
+@click.option("--prels", is_flag=True,
+              help="QRELS is TREC's prels (Million Query 2007-2008, Web 2009): `topic docno "
+              "grade method probability`; measures default to " + ", ".join(PRELS_MEASURES)
+              + " (see docs/sampled-judgments.md).")
 @policy_options
 @run_options
 @click.option("-J", "--judged-only", is_flag=True,
@@ -70,28 +77,31 @@ def _level(ctx, param, value):
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
               default="table", show_default=True)
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
-def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, compat, complete,
-              rel_level, depth, ties, negative, names, strict, judged_only, fmt,
+def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, compat, prels,
+              complete, rel_level, depth, ties, negative, names, strict, judged_only, fmt,
               output) -> None:
     """Inferred measures of RUNS from sampled judgments QRELS: sample_eval's 5-column
-    `topic iter docno stratum grade` (-1 = not sampled) or trec_eval's 4 columns (one
-    stratum; -1 = pooled, unjudged). Topic 'all' is the mean over topics (iNumRel and
+    `topic iter docno stratum grade` (-1 = not sampled), trec_eval's 4 columns (one
+    stratum; -1 = pooled, unjudged) or, with --prels, TREC's prels with inclusion
+    probabilities (statAP, statNDCG). Topic 'all' is the mean over topics (iNumRel and
     iNumRelRet: the sum)."""
     lean_arrow()
     from unjudged.inference.infer import infer_runs
-    from unjudged.io.sampled import read_sampled_qrels
+    from unjudged.io.sampled import read_prels, read_sampled_qrels
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies
     from unjudged.report.rows import render_rows
 
     if compat is not None:
+        if prels:
+            raise click.BadParameter("sample_eval.pl does not read prels", param_hint="--compat")
         measures = measures or COMPAT_MEASURES[compat]
         depth = 1000 if depth is None else depth
         ties = "sample_eval"
-    ms = parse_measures(list(measures or DEFAULT_MEASURES))
+    ms = parse_measures(list(measures or (PRELS_MEASURES if prels else DEFAULT_MEASURES)))
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)
-    q = read_sampled_qrels(qrels)
+    q = read_prels(qrels) if prels else read_sampled_qrels(qrels)
     stream = cli_runs(runs, q, policies=pol, names=names, strict=strict)
     rows = [row for inf in infer_runs(progress(stream, "inferring"), q, ms, level=level, b=b,
                                       seed=seed, policies=pol, method=method)

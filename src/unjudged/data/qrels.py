@@ -111,9 +111,8 @@ class Qrels:
         keep = ~drop
         line_keys = self.tcode.astype(np.int64) * len(self.docs) + self.dcode
         lines = ~np.isin(line_keys, self.keys[drop])
-        counts = np.add.reduceat(keep.astype(np.int64), self.topic_offsets[:-1]) \
-            if self.keys.size else np.zeros(len(self.topics), dtype=np.int64)
-        counts[np.diff(self.topic_offsets) == 0] = 0  # reduceat repeats a value for empty ones
+        # (a topic may already have no keys: reduceat would then read past the end)
+        counts = np.bincount(self.key_topic[keep], minlength=len(self.topics))
         offsets = np.zeros(len(self.topics) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         mask = arrow_of(lines).cast(pa.bool_())

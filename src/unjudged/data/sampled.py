@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -46,16 +47,23 @@ class SampledQrels(Qrels):
 
     strata: list[str] = field(default_factory=lambda: ["1"])
     key_strata: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    #: (len(keys),) each key's inclusion probability in a sample drawn with known
+    #: per-document probabilities (TREC's prels), 0 for keys outside that sample; None: the
+    #: strata's, n_s / N_s for every sampled key of stratum s
+    key_inclusion: np.ndarray | None = None
 
     @classmethod
     def from_qrels(cls, qrels: Qrels, key_strata: np.ndarray | None = None,
                    strata: list[str] | None = None,
-                   sampled: np.ndarray | None = None) -> SampledQrels:
+                   sampled: np.ndarray | None = None,
+                   inclusion: np.ndarray | None = None) -> SampledQrels:
         """Qrels plus a design: each key's stratum code (default: one stratum) and whether it
         was sampled (default: it has a grade >= 0). Unsampled keys get grade -1.
 
         This is how a sampling design turns complete judgments into sampled ones: pick the
-        strata and the sample over `qrels.keys`, then call this.
+        strata and the sample over `qrels.keys`, then call this. `inclusion` gives each key's
+        inclusion probability in a sample drawn document by document (0: not in it), which
+        statAP and statNDCG read (see key_inclusion).
         """
         k = qrels.keys.size
         codes = np.zeros(k, np.int32) if key_strata is None else \
@@ -77,7 +85,12 @@ class SampledQrels(Qrels):
             line_grades = np.where(sampled[line_key], line_grades, -1)
         base = {f.name: getattr(qrels, f.name) for f in fields(Qrels)}
         base.update(key_grades=grades, grade=line_grades)
-        return cls(**base, strata=names, key_strata=codes)
+        if inclusion is not None:
+            inclusion = np.asarray(inclusion, dtype=np.float64)
+            if inclusion.shape != (k,) or np.any((inclusion < 0) | (inclusion > 1)):
+                raise InvalidOptionError("inclusion needs one probability in [0, 1] per "
+                                         "qrels key")
+        return cls(**base, strata=names, key_strata=codes, key_inclusion=inclusion)
 
     @cached_property
     def grade_values(self) -> np.ndarray:
@@ -112,6 +125,23 @@ class SampledQrels(Qrels):
         per_grade = stratified_totals(self.stratum_sizes, self.grade_counts)
         return per_grade[..., self.grade_values >= rel_level].sum(axis=-1)
 
+    @cached_property
+    def inclusion_totals(self) -> np.ndarray | None:
+        """(topics, 2, grades) per grade (as `grade_values`) of the keys with an inclusion
+        probability pi: the Horvitz-Thompson count sum 1/pi and its variance term
+        sum (1 - pi)/pi^2; None without per-key probabilities."""
+        if self.key_inclusion is None:
+            return None
+        pi = self.key_inclusion
+        ok = (pi > 0) & (self.key_grades >= 0)
+        gv = self.grade_values
+        flat = self.key_topic[ok] * gv.size + np.searchsorted(gv, self.key_grades[ok])
+        size = len(self.topics) * gv.size
+        p = pi[ok]
+        out = np.stack([np.bincount(flat, weights=1.0 / p, minlength=size),
+                        np.bincount(flat, weights=(1.0 - p) / p ** 2, minlength=size)])
+        return out.reshape(2, len(self.topics), gv.size).transpose(1, 0, 2)
+
     def without(self, keys: np.ndarray) -> SampledQrels:
         """These sampled qrels less some keys (see Qrels.without); strata follow."""
         smaller = Qrels.without(self, keys)
@@ -119,7 +149,9 @@ class SampledQrels(Qrels):
             return self
         keep = ~np.isin(self.keys, keys)
         return SampledQrels(**{f.name: getattr(smaller, f.name) for f in fields(Qrels)},
-                            strata=self.strata, key_strata=self.key_strata[keep])
+                            strata=self.strata, key_strata=self.key_strata[keep],
+                            key_inclusion=None if self.key_inclusion is None
+                            else self.key_inclusion[keep])
 
 
 def stratified_totals(size: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -151,6 +183,9 @@ class SampledJudged(Judged):
         grade_values: (grades,) the grades `counts` counts.
         key_index: (n, depth) int64 position of each ranked document in the qrels' keys, -1
             where it has none (what a bootstrap needs to find the document's weight).
+        inclusion: (n, depth) float64 inclusion probability of each ranked document in a
+            sample with per-document probabilities (prels), 0 outside it; None: the strata's.
+        totals: (n, 2, grades) the qrels' inclusion_totals for these topics (with inclusion).
     """
 
     stratum: np.ndarray
@@ -159,21 +194,50 @@ class SampledJudged(Judged):
     counts: np.ndarray
     grade_values: np.ndarray
     key_index: np.ndarray | None = None
+    inclusion: np.ndarray | None = None
+    totals: np.ndarray | None = None
 
     def topic_slice(self, a: int, b: int) -> SampledJudged:
         base = Judged.topic_slice(self, a, b)
         return self._with(base, self.stratum[..., a:b, :], self.weight[..., a:b, :],
                           self.size[a:b], self.counts[..., a:b, :, :],
-                          None if self.key_index is None else self.key_index[a:b])
+                          None if self.key_index is None else self.key_index[a:b],
+                          _rows(self.inclusion, a, b), _rows(self.totals, a, b))
+
+    def design(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(pi, counts, spread): each ranked document's inclusion probability (n, depth), 0
+        when it is not in the sample; per topic and grade the Horvitz-Thompson count
+        sum 1/pi over the sampled documents (n, grades) and sum (1 - pi)/pi^2 (what the
+        variance of a Horvitz-Thompson total needs). Without per-document probabilities,
+        a sampled document of stratum s has pi = n_s / N_s (sampling within strata).
+
+        Example:
+            >>> from unjudged.io import read_qrels, read_run
+            >>> q = read_qrels({"t": {"a": 1, "b": -1}})
+            >>> s = as_sampled(judge(read_run({"t": {"a": 2.0, "b": 1.0}}), q))
+            >>> [a.tolist() for a in s.design()]
+            [[[0.5, 0.0]], [[2.0]], [[2.0]]]
+        """
+        if self.inclusion is not None and self.totals is not None:
+            return self.inclusion, self.totals[:, 0], self.totals[:, 1]
+        n = self.counts.sum(axis=-1)
+        p = np.divide(n, self.size, out=np.zeros(n.shape), where=self.size > 0)  # (n, S)
+        rows = np.arange(self.stratum.shape[-2])[:, None]
+        pi = np.where((self.stratum >= 0) & (self.weight > 0),
+                      p[rows, np.maximum(self.stratum, 0)], 0.0)
+        spread = np.divide(1.0 - p, p ** 2, out=np.zeros(p.shape), where=p > 0)
+        return (pi, stratified_totals(self.size, self.counts),
+                (spread[..., None] * self.counts).sum(axis=-2))
 
     def with_grades(self, grades: np.ndarray, length: np.ndarray | None = None
                     ) -> SampledJudged:
         return self._with(Judged.with_grades(self, grades, length), self.stratum, self.weight,
-                          self.size, self.counts, self.key_index)
+                          self.size, self.counts, self.key_index, self.inclusion, self.totals)
 
     def with_weights(self, weight: np.ndarray, counts: np.ndarray) -> SampledJudged:
         """The same rankings with other sampling weights and counts (a bootstrap replicate)."""
-        return self._with(self, self.stratum, weight, self.size, counts, self.key_index)
+        return self._with(self, self.stratum, weight, self.size, counts, self.key_index,
+                          self.inclusion, self.totals)
 
     def head(self, k: int | None) -> SampledJudged:
         """The top k of every ranking (all a measure at cutoff k reads), or itself."""
@@ -181,7 +245,9 @@ class SampledJudged(Judged):
             return self
         base = Judged.with_grades(self, self.grades[..., :k], np.minimum(self.length, k))
         return self._with(base, self.stratum[..., :k], self.weight[..., :k], self.size,
-                          self.counts, None if self.key_index is None else self.key_index[:, :k])
+                          self.counts, None if self.key_index is None else self.key_index[:, :k],
+                          None if self.inclusion is None else self.inclusion[..., :k],
+                          self.totals)
 
     def cut_strata(self, k: int | None) -> tuple[np.ndarray, np.ndarray]:
         """(stratum, weight) of the top k, padded like Judged.cut."""
@@ -189,10 +255,15 @@ class SampledJudged(Judged):
             return self.stratum, self.weight
         return _cut(self.stratum, k, OUTSIDE), _cut(self.weight, k, 0.0)
 
-    def _with(self, base: Judged, stratum, weight, size, counts, key_index) -> SampledJudged:
+    def _with(self, base: Judged, stratum, weight, size, counts, key_index, inclusion=None,
+              totals=None) -> SampledJudged:
         return SampledJudged(base.run_name, base.topics, base.grades, base.length, base.pool,
                              base.retrieved, base.policies, stratum, weight, size, counts,
-                             self.grade_values, key_index)
+                             self.grade_values, key_index, inclusion, totals)
+
+
+def _rows(a: np.ndarray | None, i: int, j: int) -> np.ndarray | None:
+    return None if a is None else a[i:j]
 
 
 def _cut(a: np.ndarray, k: int, fill) -> np.ndarray:
@@ -255,17 +326,26 @@ def judge_sampled(run: Run, qrels: SampledQrels, policies: Policies = Policies()
     known = key_index >= 0
     stratum = np.where(known, qrels.key_strata[key_index], OUTSIDE).astype(np.int16)
     weight = (known & (qrels.key_grades[key_index] >= 0)).astype(np.float64)
+    totals = qrels.inclusion_totals
+    inclusion = None
+    if qrels.key_inclusion is not None and totals is not None:
+        inclusion = np.where(known, qrels.key_inclusion[np.maximum(key_index, 0)], 0.0)
+        totals = totals[q_idx]
     grades, length = base.grades, base.length
     if policies.judged_only:  # condensed lists: every array keeps the judged documents only
         keep = grades >= 0
         length = keep.sum(axis=1).astype(np.int64)
         order = np.argsort(~keep, axis=1, kind="stable")[:, :max(int(length.max(initial=0)), 1)]
         past = np.arange(order.shape[1]) >= length[:, None]
-        grades, stratum, weight, key_index = (
-            np.where(past, fill, np.take_along_axis(a, order, axis=1)).astype(a.dtype)
-            for a, fill in ((grades, PAD), (stratum, OUTSIDE), (weight, 0.0), (key_index, -1)))
+
+        def condense(a: np.ndarray, fill: Any) -> np.ndarray:
+            return np.where(past, fill, np.take_along_axis(a, order, axis=1)).astype(a.dtype)
+
+        grades, stratum, weight, key_index = (condense(a, fill) for a, fill in (
+            (grades, PAD), (stratum, OUTSIDE), (weight, 0.0), (key_index, -1)))
+        inclusion = None if inclusion is None else condense(inclusion, 0.0)
     return SampledJudged(base.run_name, base.topics, grades, length, base.pool, base.retrieved,
                          policies, stratum, weight,
                          qrels.stratum_sizes[q_idx].astype(np.float64),
                          qrels.grade_counts[q_idx].astype(np.float64), qrels.grade_values,
-                         key_index)
+                         key_index, inclusion, totals if inclusion is not None else None)

@@ -25,6 +25,7 @@ independent, so by the delta method var = var(DCG) / IDCG^2 + DCG^2 var(IDCG) / 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -101,12 +102,12 @@ def infndcg_variance(judged: Judged, cutoff: int | None = None, dcg: str = "log2
     n = s.counts.sum(axis=-1)  # (..., n, S)
     share = _shares(s.counts)
     fpc = np.where(s.size > 1, divide(s.size - n, s.size - 1.0), 0.0)
-    slope = _slope(per_grade, gain_of, cutoff, 1.0)
+    slope = ideal_slope(per_grade, gain_of, cutoff, 1.0)
     # IDCG@k is flat once a grade's estimated count passes k, and a +-1 difference would call
     # it exact: there the secant reaching down to the count actually sampled is taken
     # instead, which is 0 only when the sampled documents alone fill the top k
     seen = s.counts.sum(axis=-2)  # (..., n, G)
-    slope = np.where(slope == 0.0, _slope(per_grade, gain_of, cutoff,
+    slope = np.where(slope == 0.0, ideal_slope(per_grade, gain_of, cutoff,
                                           np.maximum(per_grade - seen, 1.0)), slope)
     var_ideal: Any = 0.0  # a scalar until the first stratum's array is added to it
     for h in range(s.size.shape[-1]):
@@ -121,15 +122,16 @@ def infndcg_variance(judged: Judged, cutoff: int | None = None, dcg: str = "log2
     return divide(var_dcg, ideal ** 2) + divide(value ** 2 * var_ideal, ideal ** 2)
 
 
-def _slope(per_grade: np.ndarray, gain_of: np.ndarray, cutoff: int | None,
-           step: Any) -> np.ndarray:
-    """IDCG's central difference along each grade's count, over +- `step` (per grade)."""
+def ideal_slope(per_grade: np.ndarray, gain_of: np.ndarray, cutoff: int | None,
+                step: Any, ideal: Callable[..., np.ndarray] = ideal_dcg) -> np.ndarray:
+    """IDCG's central difference along each grade's count, over +- `step` (per grade);
+    `ideal` computes IDCG from the counts (infNDCG's ideal_dcg by default)."""
     step = np.broadcast_to(np.asarray(step, dtype=np.float64), per_grade.shape)
     out = []
     for c in range(gain_of.size):
         move = step[..., c:c + 1] * _unit(per_grade, c)
-        out.append((ideal_dcg(per_grade + move, gain_of, cutoff) -
-                    ideal_dcg(np.maximum(per_grade - move, 0.0), gain_of, cutoff)) /
+        out.append((ideal(per_grade + move, gain_of, cutoff) -
+                    ideal(np.maximum(per_grade - move, 0.0), gain_of, cutoff)) /
                    (2.0 * step[..., c]))
     return np.stack(out, axis=-1)
 

@@ -8,6 +8,8 @@ How each measure's variance is estimated (method 'auto'):
 - xinfAP: the same two components per stratum (infap.py);
 - iP, iNumRelRet, iNumRel: sums over strata of N_s times a sampled proportion, with the same
   proportion variance; infNDCG: a delta-method variance of DCG / IDCG (counts.py);
+- statAP, statNDCG (samples with per-document inclusion probabilities, TREC's prels): the
+  linearised Horvitz-Thompson variance of statistical.py;
 - iIPrec, and every measure above but infAP with method 'bootstrap': a stratified (Rao-Wu)
   bootstrap that resamples the sampled documents within each (topic, stratum)
   (rescaling.py);
@@ -38,13 +40,14 @@ from unjudged.errors import InvalidOptionError
 from unjudged.inference.counts import count_variance, infndcg_variance
 from unjudged.inference.infap import infap_variance, xinfap_variance
 from unjudged.inference.rescaling import Replicates, bootstrap_values
+from unjudged.inference.statistical import statap_variance, statndcg_variance
 from unjudged.measures import Measure, parse_measures
 from unjudged.measures._common import level
 from unjudged.measures.inferred import WEIGHTED, stratum_totals
 from unjudged.policies import Policies
 
 #: families whose variance has a formula (the rest of WEIGHTED is bootstrapped)
-ANALYTIC = ("infAP", "xinfAP", "infNDCG", "iP", "iNumRelRet", "iNumRel")
+ANALYTIC = ("infAP", "xinfAP", "infNDCG", "iP", "iNumRelRet", "iNumRel", "statAP", "statNDCG")
 METHODS = ("auto", "bootstrap")
 
 
@@ -73,6 +76,10 @@ def analytic_variance(measure: Measure, judged) -> np.ndarray:
         return infap_variance(judged, rel)
     if name == "infNDCG":
         return infndcg_variance(judged, measure.cutoff, kw["dcg"], kw["gains"])
+    if name == "statAP":
+        return statap_variance(judged, rel, kw["pc"])
+    if name == "statNDCG":
+        return statndcg_variance(judged, measure.cutoff, kw["dcg"], kw["gains"])
     if name == "iP":
         assert measure.cutoff is not None  # the parser refuses iP without its @k
         return count_variance(judged, measure.cutoff, rel) / measure.cutoff ** 2

@@ -50,6 +50,8 @@ RANKED_RUN = Layout(RUN.text, 6, True, (0, 2), 4, "score", (0, 2), True, integer
 QRELS = Layout("qid iter docno grade", 4, False, (0, 1, 2), 3, "grade", (0, 1, 2), False)
 SAMPLED = Layout("topic iter docno stratum grade", 5, False, (0, 1, 2, 3), 4, "grade",
                  (0, 1, 2), False, stratum=3)
+PRELS = Layout("topic docno grade method probability", 5, False, (0, 1, 3), 2, "grade",
+               (0, 1), False)
 
 
 def score_problem(text: bytes | str) -> str | None:

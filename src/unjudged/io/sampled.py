@@ -8,6 +8,12 @@ Two layouts read into one `SampledQrels`:
   documents with a grade >= 0 are the sample and negative grades mark pooled, unjudged ones.
 
 The number of columns of the first data line decides; every line must then have as many.
+
+A third layout, TREC's prels (Million Query 2007-2008, Web 2009), is read by `read_prels`: 5
+columns ``topic docno grade method probability``, where `probability` is the document's
+inclusion probability in the sample statAP estimates from; `method` says which selection
+method chose it, and method 0 (MTC alone, probability always 1 in TREC's files) is outside
+that sample. Both layouts have 5 columns, hence the separate reader (`infer --prels`).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from unjudged.data.sampled import SampledQrels
 from unjudged.errors import FormatError, InputError
 from unjudged.io._columns import read_columns
 from unjudged.io._source import display_name, read_bytes, text_lines
-from unjudged.io._validate import QRELS, SAMPLED, row_error
+from unjudged.io._validate import PRELS, QRELS, SAMPLED, row_error
 from unjudged.io.qrels import QRELS_LAYOUT, build_qrels, read_qrels
 from unjudged.io.write import format_qrels_columns, sorted_lines
 
@@ -68,6 +74,68 @@ def read_sampled_qrels(source: Any) -> SampledQrels:
     t = read_columns(data, path, _NAMES, SAMPLED)
     return build_sampled_qrels(t["qid"], t["docno"], t["stratum"], t["grade"], group=t["group"],
                                source=path, data=data)
+
+
+PRELS_LAYOUT = PRELS.text
+#: the method code of TREC's prels whose documents are not in the probability sample
+MTC_ONLY = "0"
+
+
+def read_prels(source: Any, outside: Sequence[str] = (MTC_ONLY,)) -> SampledQrels:
+    """Sampled qrels from TREC's prels (`topic docno grade method probability`): every line is
+    a judgment (one stratum: trec_eval-style measures see complete judgments of these
+    documents), and the documents whose method is not in `outside` form the probability
+    sample, with their inclusion probabilities (`SampledQrels.key_inclusion`, what statAP and
+    statNDCG read).
+
+    Example:
+        >>> q = read_prels(b"1 a 1 1 0.5\\n1 b 0 0 1\\n1 c 2 1 1\\n")
+        >>> q.to_dict(), q.key_inclusion.tolist()
+        ({'1': {'a': 1, 'b': 0, 'c': 2}}, [0.5, 0.0, 1.0])
+    """
+    path = display_name(source) if not isinstance(source, bytes) else "<bytes>"
+    data = source if isinstance(source, bytes) else read_bytes(source)
+    t = read_columns(data, path, ["qid", "docno", "grade", "method", "prob"], PRELS)
+    group = pc.cast(arrow_of(np.zeros(t.num_rows, dtype=np.int8)), pa.string())
+    q = build_qrels(t["qid"], group, t["docno"], t["grade"], source=path, data=data,
+                    layout=PRELS)
+    prob = _probabilities(t["prob"], data, path)
+    method = _strings(t["method"])
+    sampled = ~np.isin(np.asarray(method.to_pylist(), dtype=object), list(outside))
+    if np.any(sampled & (prob <= 0)):
+        row = int(np.flatnonzero(sampled & (prob <= 0))[0])
+        raise row_error(path, data, row, "an inclusion probability must lie in (0, 1], "
+                        f"expected `{PRELS_LAYOUT}`", PRELS)
+    line_key = np.searchsorted(q.keys, q.tcode.astype(np.int64) * len(q.docs) + q.dcode)
+    pi = np.where(sampled, prob, 0.0)
+    inclusion = np.zeros(q.keys.size)
+    np.maximum.at(inclusion, line_key, pi)
+    differs = np.flatnonzero(inclusion[line_key] != pi)
+    if differs.size:
+        row = int(differs[0])
+        raise row_error(path, data, row, f"document {q.docs[int(q.dcode[row])].as_py()!r} of "
+                        f"topic {q.topics[q.tcode[row]]!r} appears twice with different "
+                        "inclusion probabilities", PRELS)
+    return SampledQrels.from_qrels(q, inclusion=inclusion)
+
+
+def _probabilities(column: Any, data: bytes, path: str) -> np.ndarray:
+    """The probability column as floats in [0, 1]; a FormatError names the first bad line."""
+    from unjudged.io._validate import score_problem
+
+    texts = _strings(column)
+    try:
+        p = np.asarray(pc.cast(texts, pa.float64()).to_numpy(zero_copy_only=False), dtype=float)
+        bad = ~np.isfinite(p) | (p < 0) | (p > 1)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        p, bad = np.zeros(len(texts)), None
+    if bad is None or bad.any():
+        values = texts.to_pylist()
+        for row, v in enumerate(values):
+            if v is None or score_problem(v) is not None or not 0.0 <= float(v) <= 1.0:
+                raise row_error(path, data, row, f"probability {v!r} is not a number in "
+                                f"[0, 1], expected `{PRELS_LAYOUT}`", PRELS)
+    return p
 
 
 def build_sampled_qrels(qid: Any, docno: Any, stratum: Any, grade: Any, *, group: Any = None,
@@ -174,4 +242,4 @@ def format_sampled_qrels(qrels: SampledQrels, sort: bool = True) -> str:
 
 
 __all__: Sequence[str] = ["read_sampled_qrels", "build_sampled_qrels", "format_sampled_qrels",
-                          "SAMPLED_LAYOUT"]
+                          "read_prels", "SAMPLED_LAYOUT", "PRELS_LAYOUT"]
