@@ -37,6 +37,7 @@ from unjudged.engine.estimate import estimate_runs
 from unjudged.engine.score import score
 from unjudged.io import read_qrels, read_runs
 from unjudged.measures import parse_measures
+from unjudged.strategies.base import Fill
 from unjudged.strategies.priors import PRIORS as PRIORS_OF_BOOTSTRAP
 from unjudged.strategies.registry import STRATEGIES
 from unjudged.strategies.summaries import cross_validated_quantile, point_estimate
@@ -53,7 +54,8 @@ CUTOFF = 10  # both measures look at the top 10 only
 PRIORS = PRIORS_OF_BOOTSTRAP  # pool, run, pool+run
 #: every registered strategy: nonrel, condensed, upper (comparable: RMSE), guaranteed (coverage)
 METHODS = STRATEGIES.names()
-DETERMINISTIC = tuple(s.name for s in STRATEGIES if s.comparable and not s.random)
+DETERMINISTIC = tuple(s.name for s in STRATEGIES if s.comparable and not s.random
+                      and isinstance(s, Fill))
 BOUNDS = tuple(c for s in STRATEGIES if not s.comparable and not s.random for c in s.columns)
 FIXED_QUANTILES = (0.25, 0.75)
 GROUPS = ("contributing", "non-contributing")

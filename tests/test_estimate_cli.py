@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from unjudged.cli import main
+from unjudged.engine.estimate import expand_methods
 from unjudged.strategies.registry import STRATEGIES
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -41,7 +42,8 @@ def test_jsonl_keys_and_values(tmp_path):
     assert r.exit_code == 0, r.output
     rows = [json.loads(line) for line in r.stdout.splitlines()]
     by = {(x["topic"], x["method"]): x for x in rows}
-    assert set(by) == {(t, m) for t in ("1", "2", "all") for m in STRATEGIES.columns()}
+    shown = expand_methods(STRATEGIES.names())
+    assert set(by) == {(t, m) for t in ("1", "2", "all") for m in shown}
     assert by["1", "nonrel"]["value"] == 0.5 and by["1", "upper"]["value"] == 1.0
     assert by["all", "nonrel"]["value"] == 0.5  # topic 2: d relevant, one document: 1/2
     boot = by["1", "bootstrap"]

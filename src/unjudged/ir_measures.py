@@ -27,12 +27,17 @@ The estimates under incomplete judgments (docs/unjudged-documents.md) as measure
 ``Guaranteed(m, bound='lower'|'upper')``  bounds whatever the unjudged grades (another
                             normaliser: not comparable across runs)
 ``Bootstrap(m, stat='mean', b=10000, seed=0, prior='position')``  the bootstrap; stat is
-                            one of mean, mode, std, p5, p25, p50, p75, p90, p95
+                            one of mean, mode, std, p5, p25, p50, p75, p90, p95; prior also
+                            'estimates:FILE' (relevance estimates from outside judges)
+``Expected(m, stat='mean', prior='position')``  the exact expectation (stat 'mean') or
+                            standard deviation ('std') when unjudged grades are independent
+                            draws from the prior (docs/expected-measures.md)
 
 Per query (``iter_calc``) a value is the topic's own estimate; the run level
 (``calc_aggregate``) of a Bootstrap statistic is that statistic over the bootstrap's run
 means (as `unjudged estimate` reports it), which for stat='mean' is the mean of the per-query
-values and otherwise is not (a percentile of a mean is not a mean of percentiles). ``Judged@k``
+values and otherwise is not (a percentile of a mean is not a mean of percentiles); an
+Expected std is that of the run's mean. ``Judged@k``
 is ir_measures' own measure.
 
 Example:
@@ -57,10 +62,11 @@ from ir_measures.providers.base import Any as AnyParam
 
 from unjudged.errors import MeasureSpecError
 from unjudged.strategies.priors import DEFAULT_PRIOR, PRIORS
+from unjudged.strategies.priors import ESTIMATES as FROM_FILE
 
 NAME = "unjudged"
 _STATS = ("mean", "mode", "std", "p5", "p25", "p50", "p75", "p90", "p95")
-_PRIORS = PRIORS
+_DRAWS = 10_000  #: the bootstrap's default b (an Expected shares its estimate)
 # trec_eval's infAP reads a negative grade as pooled but unjudged, whatever else does
 _POOLED_NEGATIVE = frozenset({"infAP"})
 
@@ -134,7 +140,22 @@ class _Guaranteed(_Estimate):
         return f"guaranteed_{self['bound']}"
 
 
-class _Bootstrap(_Estimate):
+class _Drawn(_Estimate):
+    """A strategy that reads the prior: its `prior` is one of PRIORS or 'estimates:FILE'."""
+
+    def validate_params(self) -> None:
+        super().validate_params()
+        prior = self["prior"]
+        assert prior in PRIORS or prior.startswith(f"{FROM_FILE}:"), \
+            f"prior must be one of {', '.join(PRIORS)} or {FROM_FILE}:FILE, not {prior!r}"
+
+
+_PRIOR = ParamInfo(dtype=str, default=DEFAULT_PRIOR,
+                   desc=f"where the grade distribution comes from: {', '.join(PRIORS)} or "
+                   f"{FROM_FILE}:FILE")
+
+
+class _Bootstrap(_Drawn):
     """The bootstrap: unjudged grades drawn b times from a prior; `stat` of the draws."""
 
     __name__ = "Bootstrap"
@@ -144,21 +165,39 @@ class _Bootstrap(_Estimate):
         **_Estimate.SUPPORTED_PARAMS,
         "stat": ParamInfo(dtype=str, choices=_STATS, default="mean",
                           desc="statistic of the draws: mean, mode, std or a percentile"),
-        "b": ParamInfo(dtype=int, default=10_000, desc="number of draws"),
+        "b": ParamInfo(dtype=int, default=_DRAWS, desc="number of draws"),
         "seed": ParamInfo(dtype=int, default=0, desc="random seed"),
-        "prior": ParamInfo(dtype=str, choices=_PRIORS, default=DEFAULT_PRIOR,
-                           desc="where the grade distribution comes from"),
+        "prior": _PRIOR,
     }
 
     def settings(self) -> tuple[Any, ...]:
         return (self["b"], self["seed"], self["prior"])
 
 
+class _Expected(_Drawn):
+    """The expected strategy: the exact expectation (stat 'mean') or standard deviation
+    ('std') when every unjudged grade is an independent draw from the prior."""
+
+    __name__ = "Expected"
+    NAME = "Expected"
+    METHOD = "expected"
+    SUPPORTED_PARAMS = {
+        **_Estimate.SUPPORTED_PARAMS,
+        "stat": ParamInfo(dtype=str, choices=("mean", "std"), default="mean",
+                          desc="the expectation (mean) or its standard deviation (std)"),
+        "prior": _PRIOR,
+    }
+
+    def settings(self) -> tuple[Any, ...]:
+        return (_DRAWS, 0, self["prior"])  # shares the default Bootstrap's estimate
+
+
 Upper = _Upper()
 Condensed = _Condensed()
 Guaranteed = _Guaranteed()
 Bootstrap = _Bootstrap()
-ESTIMATES = (Upper, Condensed, Guaranteed, Bootstrap)
+Expected = _Expected()
+ESTIMATES = (Upper, Condensed, Guaranteed, Bootstrap, Expected)
 
 
 # ---- translation ---------------------------------------------------------------------------
@@ -299,6 +338,15 @@ class UnjudgedEvaluator(ir_measures.providers.Evaluator):
                 s = _STATS.index(m["stat"])
                 per_topic = stats[:, i, s]
                 totals[m] = float(run_stats[i, s])
+            elif m.METHOD == "expected" and m["stat"] == "std":
+                import numpy as np
+
+                from unjudged.engine.estimate import run_variance
+
+                var, shared = est.variances["expected"], est.shared["expected"]
+                per_topic = np.sqrt(var[:, i])
+                totals[m] = float(np.sqrt(run_variance(var[:, i:i + 1], shared[:, i:i + 1],
+                                                       [inner[i]])[0]))
             else:
                 per_topic = est.points[m.column()][:, i]
             out += [ir_measures.Metric(t, m, float(per_topic[k]))

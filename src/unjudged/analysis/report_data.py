@@ -35,7 +35,7 @@ def leaderboard_strategies() -> tuple[tuple[str, ...], tuple[str, ...]]:
         >>> leaderboard_strategies()
         (('nonrel', 'condensed', 'upper'), ('bootstrap',))
     """
-    fills = tuple(s.name for s in STRATEGIES if s.comparable and not s.random)
+    fills = tuple(s.name for s in STRATEGIES if s.comparable and not s.random and s.default)
     return fills, tuple(s.name for s in STRATEGIES if s.random)
 
 if TYPE_CHECKING:

@@ -12,13 +12,19 @@ from unjudged.data.diversity import judge_diversity, needs_subtopics
 from unjudged.data.judged import PAD, Judged, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
-from unjudged.engine.results import aggregate, aggregate_measures
+from unjudged.engine.results import (
+    aggregate,
+    aggregate_measures,
+    aggregate_variance,
+    normal_interval,
+)
 from unjudged.errors import InvalidOptionError, UnjudgedError
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import NameMode, Policies
 from unjudged.strategies import fill
-from unjudged.strategies.base import AtCutoff, Fill, Sampled
-from unjudged.strategies.growth import Growth
+from unjudged.strategies.base import AtCutoff, Fill, Moments, Sampled
+from unjudged.strategies.expected import SHIFTS as EXPECTED_SHIFTS
+from unjudged.strategies.growth import Expected, Growth
 from unjudged.strategies.position import PositionModel, run_keys
 from unjudged.strategies.priors import (
     DEFAULT_CAP,
@@ -129,6 +135,11 @@ class RunEstimate:
     #: (b, measures) the run-level value in each iteration; iteration i of every run comes
     #: from the same coupled draw, which is what P(A > B) compares
     run_samples: np.ndarray | None = field(default=None, repr=False)
+    #: variances[column] (topics, measures) of the columns that report an expectation
+    #: (Moments strategies: `points` holds the expectation), and shared[column] the standard
+    #: deviation of the part of each that all topics share (see Moments.moments)
+    variances: dict[str, np.ndarray] = field(default_factory=dict)
+    shared: dict[str, np.ndarray] = field(default_factory=dict)
 
     def summary(self, method: str) -> np.ndarray:
         """Run-level value per measure of a deterministic column."""
@@ -165,11 +176,18 @@ class Estimates:
         drawn = {c: is_random(c) for c in methods}
         for r in self.runs:
             totals = {m: r.summary(m) for m in methods if m in r.points}
+            spread = {m: run_variance(v, r.shared[m], r.measures)
+                      for m, v in r.variances.items()}
             topics = list(enumerate(r.topics)) if per_topic else []
             for t, topic in topics + [(None, "all")]:
                 for i, m in enumerate(r.measures):
                     for method in methods:
                         row = _row(r, totals, t, i, method, drawn[method])
+                        if row is not None and method in r.variances:
+                            var = spread[method][i] if t is None else \
+                                r.variances[method][t, i]
+                            row.update(_moment_stats(row["value"], var, self.interval,
+                                                     m.spec.bounded))
                         if row is not None:
                             yield {"run": r.run, "topic": topic, "measure": m.name,
                                    "method": method, **row}
@@ -238,6 +256,21 @@ def is_random(column: str) -> bool:
         return False
 
 
+def has_interval(column: str) -> bool:
+    """Whether a reported column comes with an interval: a random strategy's distribution or
+    a Moments strategy's expectation.
+
+    Example:
+        >>> has_interval("bootstrap"), has_interval("expected"), has_interval("upper")
+        (True, True, False)
+    """
+    try:
+        s = STRATEGIES.owner(column)
+    except KeyError:
+        return False
+    return s.random or isinstance(s, Moments)
+
+
 def _row(r: RunEstimate, totals: dict[str, np.ndarray], t: int | None, i: int,
          method: str, drawn: bool) -> dict[str, float] | None:
     if drawn:
@@ -255,6 +288,23 @@ def _row(r: RunEstimate, totals: dict[str, np.ndarray], t: int | None, i: int,
         return None
     v = totals[method][i] if t is None else values[t, i]
     return None if np.isnan(v) else {"value": float(v)}
+
+
+def run_variance(var: np.ndarray, shared: np.ndarray, measures: list[Measure]) -> np.ndarray:
+    """(measures,) variance of each run-level value from the per-topic variances `var`
+    (topics, measures), of which the part with standard deviation `shared` moves with every
+    topic's and the rest is independent across topics."""
+    own = np.maximum(var - shared ** 2, 0.0)
+    return np.array([aggregate_variance(own[:, i], m.spec.aggregate)
+                     + aggregate(shared[:, i], m.spec.aggregate) ** 2
+                     for i, m in enumerate(measures)])
+
+
+def _moment_stats(value: float, var: float, level: float,
+                  bounds: tuple[float, float] | None) -> dict[str, float]:
+    """lo, hi (normal, clipped to the measure's range), mean and std of an expectation."""
+    lo, hi = normal_interval(value, var, level, bounds)
+    return {"lo": float(lo), "hi": float(hi), "mean": value, "std": float(np.sqrt(var))}
 
 
 def _bounds(r: RunEstimate, t: int | None, i: int) -> tuple[float, float]:
@@ -317,20 +367,24 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
     if judged is None:
         judged = judge_for(run, qrels, measures, settings.policies, pool)
     n, nm, b = len(judged.topics), len(measures), settings.b
-    points = {c: np.full((n, nm), np.nan) for s in chosen if isinstance(s, Fill)
+    points = {c: np.full((n, nm), np.nan) for s in chosen if isinstance(s, (Fill, Moments))
               for c in s.columns}
+    expecting = [s for s in chosen if isinstance(s, Moments)]
+    variances = {c: np.full((n, nm), np.nan) for s in expecting for c in s.columns}
+    shared = {c: np.zeros((n, nm)) for s in expecting for c in s.columns}
     plain = points.get(BASELINE, np.full((n, nm), np.nan))
     baseline = STRATEGIES[BASELINE]
     assert isinstance(baseline, Fill)  # the registry's baseline is deterministic
     fills = [s for s in chosen if isinstance(s, Fill) and s is not baseline]
     sampled = [s for s in chosen if isinstance(s, Sampled)]
     samples = np.full((b, n, nm), np.nan) if sampled else None
-    keys = run_keys(run, judged.topics, judged.depth) if sampled else None
+    keys = run_keys(run, judged.topics, judged.depth) if sampled or expecting else None
     if context is None:
         context = draw_context([run], qrels, measures, settings)
     once: dict[str, tuple[Judged, ...]] = {}  # rankings that do not depend on the cutoff
     for k, idx in _by_cutoff(measures).items():
-        at = AtCutoff(judged, k, fill.top(judged, k), keys, context.model, context.growth)
+        at = AtCutoff(judged, k, fill.top(judged, k), keys, context.model, context.growth,
+                      context.expected)
         # each strategy's rankings are built once per cutoff, when some measure needs them
         here: dict[str, tuple[Judged, ...]] = {}
         for i in idx:
@@ -341,11 +395,17 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
                     values = s.values(m, _rankings(s, at, once, here))
                     for column, v in zip(s.columns, values, strict=True):
                         points[column][:, i] = v
+            for e in expecting:
+                if e.applies(m) and n:
+                    c = e.columns[0]
+                    points[c][:, i], variances[c][:, i], shared[c][:, i] = \
+                        e.moments(at, m, settings)
         for d in sampled:
             todo = [i for i in idx if d.applies(measures[i])]
             if samples is not None and todo and n:
                 d.draw(at, [measures[i] for i in todo], todo, samples, settings)
-    out = RunEstimate(run.name, judged.topics, measures, points, nonrel=plain)
+    out = RunEstimate(run.name, judged.topics, measures, points, nonrel=plain,
+                      variances=variances, shared=shared)
     if samples is not None:
         out.stats, out.point, out.lohi = describe(samples, how, settings.interval)
         per_iter = aggregate_measures(samples, measures)  # (b, measures)
@@ -423,6 +483,7 @@ class DrawContext:
 
     model: PositionModel | None = None
     growth: Growth | None = None
+    expected: Expected | None = None
 
 
 @dataclass(frozen=True)
@@ -438,13 +499,19 @@ class _Shared:
 
 def draw_context(runs: Sequence[Run], qrels: Qrels, measures: list[Measure],
                  settings: EstimateSettings) -> DrawContext:
-    """The position prior's model of `runs` and the grown normalisers, where the settings'
-    random strategies need them (an empty context otherwise)."""
+    """The position prior's model of `runs` and the grown normalisers (drawn for the random
+    strategies, expected for the Moments ones), where the settings' strategies need them (an
+    empty context otherwise)."""
     if not _shares_context(settings):
         return DrawContext()
     model = prior_model(runs, qrels, settings)
-    return DrawContext(model, growth_of(model, qrels, measures, settings) if settings.grow
-                       else None)
+    chosen = [STRATEGIES[m] for m in settings.methods]
+    growth = growth_of(model, qrels, measures, settings) \
+        if settings.grow and any(s.random for s in chosen) else None
+    levels = max(int(qrels.key_grades.max(initial=0)) + 1, 2)
+    expected = Expected.build(model, qrels, settings, levels, EXPECTED_SHIFTS) \
+        if settings.grow and any(isinstance(s, Moments) for s in chosen) else None
+    return DrawContext(model, growth, expected)
 
 
 def prior_model(runs: Sequence[Run], qrels: Qrels, settings: EstimateSettings) -> PositionModel:
@@ -488,7 +555,7 @@ def estimates_name(estimates: Any) -> str:
 
 def _shares_context(settings: EstimateSettings) -> bool:
     return ((settings.prior in MODEL_PRIORS or bool(settings.grow))
-            and any(STRATEGIES[m].random for m in settings.methods))
+            and any(STRATEGIES[m].uses_prior for m in settings.methods))
 
 
 def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],

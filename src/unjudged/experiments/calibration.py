@@ -63,9 +63,14 @@ EPS = 1e-9
 Method = tuple[str, dict[str, Any]]
 
 
+EXPECTED = "expected"  #: the strategy whose moments a method may report instead of the bootstrap
+
+
 def parse_method(text: str) -> Method:
     """A method from the command line: ``default`` (EstimateSettings' defaults, what
-    `unjudged estimate` does), a prior's name (``pool``), or ``key=value,...`` of
+    `unjudged estimate` does), a prior's name (``pool``), ``expected`` (the expected
+    strategy's moments instead of the bootstrap; also ``methods=expected``), or
+    ``key=value,...`` of
     EstimateSettings arguments, optionally labelled ``LABEL:key=value,...``; numbers are
     read as numbers.
 
@@ -78,10 +83,14 @@ def parse_method(text: str) -> Method:
         ('estimates:llm.tsv', {'prior': 'estimates:llm.tsv'})
         >>> parse_method("half:prior=estimates:e,trust=0.5")
         ('half', {'prior': 'estimates:e', 'trust': 0.5})
+        >>> parse_method("expected"), parse_method("e:methods=expected,prior=pool")
+        (('expected', {'methods': 'expected'}), ('e', {'methods': 'expected', 'prior': 'pool'}))
     """
     text = text.strip()
     if text == "default":
         return text, {}
+    if text == EXPECTED:  # the expected strategy's moments with the default prior
+        return text, {"methods": EXPECTED}
     if text in PRIORS or text.startswith(f"{ESTIMATES}:"):
         return text, {"prior": text}
     label, sep, rest = text.partition(":")
@@ -272,12 +281,20 @@ def calibrate_blocks(blocks: Sequence[tuple[Sequence[Run], Qrels]], truth: Qrels
     settings = []
     known = {f.name for f in fields(EstimateSettings)}
     for label, kwargs in methods:
+        kwargs = dict(kwargs)
         unknown = sorted(set(kwargs) - known)
         if unknown:
             raise InvalidOptionError(f"method {label!r}: {unknown[0]!r} is not an estimate "
                                      f"setting (one of {', '.join(sorted(known))})")
-        args = {"methods": ("nonrel", "upper", "bootstrap"), "b": b, "seed": seed,
-                "policies": policies, "keep_samples": True, **kwargs}
+        # a method reports the bootstrap's distribution, or with methods=("expected",) the
+        # expected strategy's moments
+        drawn = kwargs.pop("methods", ("bootstrap",))
+        drawn = (drawn,) if isinstance(drawn, str) else tuple(drawn)
+        if drawn not in (("bootstrap",), (EXPECTED,)):
+            raise InvalidOptionError(f"method {label!r}: methods must be bootstrap or "
+                                     f"{EXPECTED}, not {','.join(drawn)}")
+        args = {"methods": ("nonrel", "upper", *drawn), "b": b, "seed": seed,
+                "policies": policies, "keep_samples": drawn == ("bootstrap",), **kwargs}
         try:
             settings.append(EstimateSettings(**args))
         except TypeError as exc:  # an argument EstimateSettings does not take
@@ -362,22 +379,60 @@ def _estimate_into(cal: Calibration, label: str, r: int, est: Any, tix: dict[str
     cols = np.array([tix[t] for t in est.topics], dtype=np.int64)
     if pool_j.topics != est.topics:
         raise InvalidOptionError(f"run {est.run}: estimated topics differ from judged ones")
-    samples = est.samples  # (b, topics, measures)
     for i in range(len(cal.measures)):
         cal.unjudged[r, cols, i] = _within(pool_j, depths[i])[1]
     cal.bounds[r, cols, :, 0] = est.points["nonrel"]
     cal.bounds[r, cols, :, 1] = est.points["upper"]
+    if EXPECTED in est.variances:  # an expectation and its variance: normal intervals
+        _moments_into(cal, label, r, cols, est.points[EXPECTED], est.variances[EXPECTED],
+                      est.shared[EXPECTED])
+        return
+    samples = est.samples  # (b, topics, measures)
     cal.point[label][r, cols] = est.point
     cal.lohi[label][r, cols] = quantile_intervals(samples, cal.levels)
+
+    def drawn(sel: np.ndarray, i: int, m: Measure) -> np.ndarray:
+        per_iter = aggregate(samples[:, sel, i], m.spec.aggregate, axis=1)
+        return quantile_intervals(per_iter, cal.levels)
+
+    _runs_into(cal, label, r, cols, est.point, drawn)
+
+
+def _runs_into(cal: Calibration, label: str, r: int, cols: np.ndarray, point: np.ndarray,
+               interval: Any) -> None:
+    """Run r's value per mode and measure (the aggregate of `point` over the kept topics)
+    and its intervals, interval(kept topics, measure index, measure)."""
     for mode in MODES:
         keep = cal.kept(mode)[r, cols]
         for i, m in enumerate(cal.measures):
             sel = keep[:, i]
             if not sel.any():
                 continue
-            per_iter = aggregate(samples[:, sel, i], m.spec.aggregate, axis=1)
-            cal.run_point[(label, mode)][r, i] = aggregate(est.point[sel, i], m.spec.aggregate)
-            cal.run_lohi[(label, mode)][r, i] = quantile_intervals(per_iter, cal.levels)
+            cal.run_point[(label, mode)][r, i] = aggregate(point[sel, i], m.spec.aggregate)
+            cal.run_lohi[(label, mode)][r, i] = interval(sel, i, m)
+
+
+def _moments_into(cal: Calibration, label: str, r: int, cols: np.ndarray, point: np.ndarray,
+                  var: np.ndarray, shared: np.ndarray) -> None:
+    """The expected strategy's values: normal intervals around each expectation, and for a
+    run around the mean of the kept topics (engine.estimate.run_variance)."""
+    from unjudged.engine.estimate import run_variance
+    from unjudged.engine.results import normal_interval
+
+    def lohi(value: np.ndarray, variance: np.ndarray, bounds: Any) -> np.ndarray:
+        return np.stack([np.stack(normal_interval(value, variance, c, bounds), axis=-1)
+                         for c in cal.levels], axis=-2)
+
+    cal.point[label][r, cols] = point
+    for i, m in enumerate(cal.measures):
+        cal.lohi[label][r, cols, i] = lohi(point[:, i], var[:, i], m.spec.bounded)
+
+    def normal(sel: np.ndarray, i: int, m: Measure) -> np.ndarray:
+        value = aggregate(point[sel, i], m.spec.aggregate)
+        spread = run_variance(var[sel, i:i + 1], shared[sel, i:i + 1], [m])[0]
+        return lohi(np.asarray(value), spread, m.spec.bounded)
+
+    _runs_into(cal, label, r, cols, point, normal)
 
 
 def _run_truths(cal: Calibration) -> None:

@@ -25,7 +25,6 @@ independent, so by the delta method var = var(DCG) / IDCG^2 + DCG^2 var(IDCG) / 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -36,6 +35,7 @@ from unjudged.inference.infap import proportion_variance
 from unjudged.measures._common import discount, divide, level
 from unjudged.measures.dcg import gain_values
 from unjudged.measures.inferred import ideal_dcg, inferred_ndcg
+from unjudged.measures.statistical import ideal_slope
 
 
 def count_variance(judged: Judged, cutoff: int | None = None, rel: int | None = None,
@@ -122,26 +122,6 @@ def infndcg_variance(judged: Judged, cutoff: int | None = None, dcg: str = "log2
     return divide(var_dcg, ideal ** 2) + divide(value ** 2 * var_ideal, ideal ** 2)
 
 
-def ideal_slope(per_grade: np.ndarray, gain_of: np.ndarray, cutoff: int | None,
-                step: Any, ideal: Callable[..., np.ndarray] = ideal_dcg) -> np.ndarray:
-    """IDCG's central difference along each grade's count, over +- `step` (per grade);
-    `ideal` computes IDCG from the counts (infNDCG's ideal_dcg by default)."""
-    step = np.broadcast_to(np.asarray(step, dtype=np.float64), per_grade.shape)
-    out = []
-    for c in range(gain_of.size):
-        move = step[..., c:c + 1] * _unit(per_grade, c)
-        out.append((ideal(per_grade + move, gain_of, cutoff) -
-                    ideal(np.maximum(per_grade - move, 0.0), gain_of, cutoff)) /
-                   (2.0 * step[..., c]))
-    return np.stack(out, axis=-1)
-
-
 def _shares(counts: np.ndarray) -> np.ndarray:
     """Laplace-smoothed shares of each grade: (c_g + 1) / (n + G)."""
     return (counts + 1.0) / (counts.sum(axis=-1, keepdims=True) + counts.shape[-1])
-
-
-def _unit(a: np.ndarray, c: int) -> np.ndarray:
-    out = np.zeros(a.shape[-1])
-    out[c] = 1.0
-    return out

@@ -35,7 +35,7 @@ import numpy as np
 
 from unjudged.data.judged import Pool, evaluated_topics
 from unjudged.data.sampled import SampledQrels, as_sampled, judge_sampled
-from unjudged.engine.results import aggregate
+from unjudged.engine.results import aggregate, aggregate_variance, normal_interval, z_value
 from unjudged.errors import InvalidOptionError
 from unjudged.inference.counts import count_variance, infndcg_variance
 from unjudged.inference.infap import infap_variance, xinfap_variance
@@ -90,54 +90,6 @@ def analytic_variance(measure: Measure, judged) -> np.ndarray:
         total, _ = stratum_totals(as_sampled(judged), level(judged, rel))
         var = np.where(total > kw["cap"], var * (total / kw["cap"]) ** 2, var)
     return var
-
-
-def z_value(level: float) -> float:
-    """The standard normal quantile of a two-sided interval at `level`.
-
-    Example:
-        >>> round(z_value(0.95), 4)
-        1.96
-    """
-    from scipy.stats import norm
-
-    if not 0.0 < level < 1.0:
-        raise InvalidOptionError("the confidence level must lie strictly between 0 and 1, "
-                                 f"not {level}")
-    return float(norm.ppf(0.5 + level / 2.0))
-
-
-def normal_interval(value: Any, variance: Any, level: float = 0.95,
-                    bounds: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(lo, hi) = value -+ z sqrt(variance), clipped to `bounds`; NaN where the variance is.
-
-    Example:
-        >>> lo, hi = normal_interval(0.5, 0.01, 0.95, (0.0, 1.0))
-        >>> round(float(lo), 4), round(float(hi), 4)
-        (0.304, 0.696)
-    """
-    half = z_value(level) * np.sqrt(np.asarray(variance, dtype=np.float64))
-    lo, hi = np.asarray(value) - half, np.asarray(value) + half
-    if bounds is not None:
-        lo, hi = np.clip(lo, *bounds), np.clip(hi, *bounds)
-    return lo, hi
-
-
-def aggregate_variance(variance: np.ndarray, how: str = "mean", axis: int = -1) -> np.ndarray:
-    """Variance of the mean (sum of variances / n^2) or of the sum of independent topics; NaN
-    for a geometric mean.
-
-    Example:
-        >>> float(aggregate_variance(np.array([0.01, 0.03])))
-        0.01
-    """
-    n = variance.shape[axis]
-    total = variance.sum(axis=axis)
-    if how == "sum":
-        return total
-    if how == "mean":
-        return total / max(n, 1) ** 2
-    return np.full(total.shape, np.nan)
 
 
 @dataclass(eq=False)

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from unjudged.inference.counts import ideal_slope
 from unjudged.measures._common import divide, level, ranks
 from unjudged.measures.dcg import gain_values
 from unjudged.measures.statistical import (
     discounted_gains,
+    ideal_slope,
     relevant_weights,
     sample_view,
     smooth_ideal_dcg,

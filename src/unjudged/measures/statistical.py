@@ -24,12 +24,16 @@ document (Poisson sampling).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from unjudged.data.sampled import as_sampled
 from unjudged.measures._common import discount, divide, level, ranks
 from unjudged.measures._spec import MeasureSpec, Param, register
 from unjudged.measures.dcg import DCG, GAINS, gain_values
+from unjudged.measures.inferred import ideal_dcg
 from unjudged.measures.precision import REL
 
 CITATION = ("Aslam, Pavlu & Yilmaz, SIGIR 2006; Pavlu & Aslam 2007; TREC Million Query "
@@ -117,6 +121,26 @@ def smooth_ideal_dcg(per_grade: np.ndarray, gain: np.ndarray, cutoff: int | None
         total = total + gain[gi] * (reach(end) - reach(start))
         start = end
     return total
+
+
+def ideal_slope(per_grade: np.ndarray, gain_of: np.ndarray, cutoff: int | None,
+                step: Any, ideal: Callable[..., np.ndarray] = ideal_dcg) -> np.ndarray:
+    """IDCG's central difference along each grade's count, over +- `step` (per grade);
+    `ideal` computes IDCG from the counts (infNDCG's ideal_dcg by default)."""
+    step = np.broadcast_to(np.asarray(step, dtype=np.float64), per_grade.shape)
+    out = []
+    for c in range(gain_of.size):
+        move = step[..., c:c + 1] * _unit(per_grade, c)
+        out.append((ideal(per_grade + move, gain_of, cutoff) -
+                    ideal(np.maximum(per_grade - move, 0.0), gain_of, cutoff)) /
+                   (2.0 * step[..., c]))
+    return np.stack(out, axis=-1)
+
+
+def _unit(a: np.ndarray, c: int) -> np.ndarray:
+    out = np.zeros(a.shape[-1])
+    out[c] = 1.0
+    return out
 
 
 register(MeasureSpec(

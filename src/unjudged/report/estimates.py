@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from unjudged.engine.estimate import expand_methods, is_random
+from unjudged.engine.estimate import expand_methods, has_interval, is_random
 from unjudged.io.atomic import write_file
 from unjudged.report.rows import row_writer, safe_text
 from unjudged.strategies.registry import STRATEGIES
@@ -16,6 +16,7 @@ from unjudged.strategies.summaries import STATS
 
 _LONG = ["run", "topic", "measure", "method", "value", "lo", "hi", *STATS]
 _DRAWN = ("lo", "hi", *STATS)  # what a random strategy's rows add to `value`
+_MOMENTS = ("lo", "hi", "mean", "std")  # what an expectation's rows add to `value`
 
 
 def render_estimates(est, fmt: str = "table", per_topic: bool = False) -> str:
@@ -26,8 +27,9 @@ def render_estimates(est, fmt: str = "table", per_topic: bool = False) -> str:
     if fmt == "jsonl":
         out = []
         drawn = {m: is_random(m) for m in expand_methods(est.methods)}
+        spread = {m: has_interval(m) for m in drawn}
         for r in rows:
-            keep = _DRAWN if drawn[r["method"]] else ()
+            keep = _DRAWN if drawn[r["method"]] else _MOMENTS if spread[r["method"]] else ()
             item = {k: r[k] for k in ("run", "topic", "measure", "method")}
             item["value"] = r["value"]
             item.update({k: r[k] for k in keep})
@@ -59,13 +61,15 @@ def _cell(v, safe) -> str:
 
 def _wide(rows: list[dict], est) -> str:
     """run, topic, measure, then one column per method; a random strategy (the bootstrap)
-    shows its point estimate and its interval (lo-hi, of the estimate's `interval` level)."""
+    shows its point estimate and its interval (lo-hi, of the estimate's `interval` level), an
+    expectation its interval too."""
     methods = expand_methods(est.methods)  # in report order
-    drawn = {m: is_random(m) for m in methods}
+    drawn = {m: has_interval(m) for m in methods}
     header = ["run", "topic", "measure"]
     level = f"{100 * est.interval:g}%"
     for m in methods:
-        header += [f"{m}({est.point})", f"lo-hi({level})"] if drawn[m] else [m]
+        label = f"{m}({est.point})" if is_random(m) else m
+        header += [label, f"lo-hi({level})"] if drawn[m] else [m]
     table: dict[tuple, dict] = {}
     for r in rows:
         table.setdefault((r["run"], r["topic"], r["measure"]), {})[r["method"]] = r

@@ -2,12 +2,14 @@
 reports, the measures it applies to, whether it is random, a one-line description, and how it
 computes.
 
-Two kinds:
+Three kinds:
 
 * a :class:`Fill` is deterministic: at each cutoff it builds judged rankings (one per reported
   column) whose unjudged positions hold grades, and a measure scores each of them;
 * a :class:`Sampled` strategy is random: it writes b samples of every measure's value into the
-  engine's (b, topics, measures) array, from which the engine takes the statistics.
+  engine's (b, topics, measures) array, from which the engine takes the statistics;
+* a :class:`Moments` strategy is deterministic too but reports an expectation with its
+  variance (the engine adds a normal interval).
 
 The declarations are plain class attributes and the computations import numpy-heavy modules
 inside their methods: the command line reads the table for its choices and ``--help``, which
@@ -48,6 +50,9 @@ class AtCutoff:
     keys: np.ndarray | None = None
     model: Any = None
     growth: Any = None  # unjudged.strategies.growth.Growth, when normalisers grow
+    #: unjudged.strategies.growth.Expected: the expected grade counts of the unjudged
+    #: documents some run retrieves (what the normalisers grow by, in expectation)
+    expected: Any = None
 
     def cell_keys(self, depth: int) -> np.ndarray:
         """`keys` cut or padded (with 0, never read: padding is not unjudged) to `depth`."""
@@ -69,6 +74,9 @@ class Drawing(Protocol):
     def prior(self) -> str: ...
 
     @property
+    def empty_run(self) -> str: ...
+
+    @property
     def seed(self) -> int: ...
 
     @property
@@ -83,9 +91,6 @@ class DrawOptions(Drawing, Protocol):
 
     @property
     def b(self) -> int: ...
-
-    @property
-    def empty_run(self) -> str: ...
 
     @property
     def interval(self) -> float: ...
@@ -120,6 +125,12 @@ class Strategy(ABC):
     #: printed under the estimate table when the strategy is reported; format fields
     #: {b} {prior} {seed} {point} {interval} are the estimate's settings
     note: ClassVar[str] = ""
+    #: False when only asked for by name: not among the defaults of `estimate --methods`,
+    #: leave-one-group-out's strategies or the report's leaderboard
+    default: ClassVar[bool] = True
+    #: True when it reads the prior (the position model of all the runs estimated together,
+    #: and the grown normalisers), which the engine then builds once for all the runs
+    uses_prior: ClassVar[bool] = False
 
     def applies(self, m: Measure) -> bool:
         """Whether the strategy can estimate `m` (default: measures of relevance, not of the
@@ -145,10 +156,25 @@ class Fill(Strategy):
         return tuple(m.compute(r) for r in rankings)
 
 
+class Moments(Strategy):
+    """A deterministic strategy that reports, per (topic, measure), an expectation and its
+    variance under the prior."""
+
+    uses_prior: ClassVar[bool] = True
+
+    @abstractmethod
+    def moments(self, at: AtCutoff, m: Measure, options: Drawing
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(expectation, variance, shared) of `m`, each (topics,): `shared` is the standard
+        deviation of the part of each topic's value that moves with every other topic's
+        (perfectly correlated across topics; 0 when the topics are independent)."""
+
+
 class Sampled(Strategy):
     """A random strategy: b samples per (topic, measure)."""
 
     random: ClassVar[bool] = True
+    uses_prior: ClassVar[bool] = True
     #: the named variants of its draws (the bootstrap's priors), for experiments comparing them
     variants: ClassVar[tuple[str, ...]] = ()
 

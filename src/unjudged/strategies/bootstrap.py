@@ -174,12 +174,7 @@ def samples(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
     got = None
     if rows.size:
         keys = how.keys[t0:t1][rows, cols]
-        if how.prior in MODEL_PRIORS:
-            if how.model is None:
-                raise InvalidOptionError(f"the {how.prior} prior needs a model of the runs")
-            p = how.model.probabilities(how.model.topic_codes(part.topics)[rows], keys, levels)
-        else:
-            p = priors(part, how.prior, levels, how.empty_run)[rows]
+        p = cell_probabilities(part, how, how.model, rows, keys, levels)
         got = requests(keys, p, part.topics, rows, how, i0, i1)
     out = {}
     for capped in kinds:
@@ -189,6 +184,18 @@ def samples(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
         batch = part.with_grades(grades)
         out[capped] = batch if pool is None else replace(batch, pool=pool)
     return out
+
+
+def cell_probabilities(part: Judged, how: Drawing, model: PositionModel | None,
+                       rows: np.ndarray, keys: np.ndarray, levels: int) -> np.ndarray:
+    """(cells, levels) the prior's grade probabilities of the unjudged documents `keys`
+    (of topics part.topics[rows]): the model's for the position and estimates priors, the
+    topic's (or ranking's) grade distribution for the others."""
+    if how.prior in MODEL_PRIORS:
+        if model is None:
+            raise InvalidOptionError(f"the {how.prior} prior needs a model of the runs")
+        return model.probabilities(model.topic_codes(part.topics)[rows], keys, levels)
+    return priors(part, how.prior, levels, how.empty_run)[rows]
 
 
 def _served(got: np.ndarray, rows: np.ndarray, part: Judged, levels: int, capped: bool,

@@ -59,6 +59,92 @@ _KEEP = 4  # pools Growth.pool keeps laid out
 _GRID = 65  # shifts at which the sums' means and variances are computed (interpolated between)
 
 
+def unjudged_universe(model: PositionModel, qrels: Qrels, how: Drawing, levels: int
+                      ) -> tuple[np.ndarray, Probabilities]:
+    """Which of the model's documents are unjudged (what the normalisers grow by), and their
+    grade probabilities under the prior (a function of the model's rows)."""
+    judged = model.judged_keys(qrels)
+    at = np.minimum(np.searchsorted(judged, model.keys), max(judged.size - 1, 0))
+    known = (judged[at] == model.keys) if judged.size else np.zeros(model.keys.shape, bool)
+    rates = None if how.prior in MODEL_PRIORS else \
+        pool_prior(Pool.build(qrels, model.topics, "unjudged"), levels)
+
+    def p_of(rows: np.ndarray) -> np.ndarray:
+        """(rows, levels) grade probabilities of the documents `rows` of the model."""
+        if rates is not None:
+            return rates[model.topic[rows]]
+        return model.probabilities(model.topic[rows].astype(np.int64), model.keys[rows],
+                                   levels)
+
+    return ~known, p_of
+
+
+@dataclass(frozen=True)
+class Expected:
+    """Per topic, over the unjudged documents some run retrieves (what the normalisers grow
+    by): the expected number of each grade, sum_u P_u(g), and the sums of the products of
+    their grade probabilities, sum_u P_u(g) P_u(h), which give the variance of any per-grade
+    function of them (the expected strategy's normalisers and their covariances). Both are
+    held for every log-odds shift in `shifts` (the prior's uncertainty moves them all)."""
+
+    topics: list[str]
+    shifts: tuple[float, ...]
+    counts: np.ndarray  # (shifts, topics, levels) float64
+    outer: np.ndarray  # (shifts, topics, levels, levels) float64
+
+    @classmethod
+    def build(cls, model: PositionModel, qrels: Qrels, how: Drawing, levels: int,
+              shifts: tuple[float, ...] = (0.0,)) -> Expected:
+        todo, p_of = unjudged_universe(model, qrels, how, levels)
+        rows = np.flatnonzero(todo)
+        n = len(model.topics)
+        counts = np.zeros((len(shifts), n, levels))
+        outer = np.zeros((len(shifts), n, levels, levels))
+        if rows.size:
+            base, owner = p_of(rows), model.topic[rows]
+            for i, d in enumerate(shifts):
+                p = shift_grades(base, d)
+                for g in range(levels):
+                    counts[i, :, g] = np.bincount(owner, weights=p[:, g], minlength=n)
+                    for h in range(levels):
+                        outer[i, :, g, h] = np.bincount(owner, weights=p[:, g] * p[:, h],
+                                                        minlength=n)
+        return cls(model.topics, tuple(shifts), counts, outer)
+
+    def of(self, topics: list[str], levels: int, shift: float = 0.0
+           ) -> tuple[np.ndarray, np.ndarray]:
+        """(counts (len(topics), levels), outer (len(topics), levels, levels)) of `topics`
+        at a log-odds shift it holds (0 for a topic it does not know, and for grades it
+        does not hold)."""
+        k = self.shifts.index(shift)
+        codes = index_codes({t: i for i, t in enumerate(self.topics)}, topics)
+        counts, outer = np.zeros((len(topics), levels)), np.zeros((len(topics), levels, levels))
+        w = min(levels, self.counts.shape[-1])
+        known = codes >= 0
+        counts[known, :w] = self.counts[k, codes[known], :w]
+        outer[known, :w, :w] = self.outer[k, codes[known], :w, :w]
+        return counts, outer
+
+
+def shift_grades(p: np.ndarray, shift: float) -> np.ndarray:
+    """Grade distributions (..., levels) with the log-odds of every tail P(grade >= g) moved
+    by `shift`, as the bootstrap's prior uncertainty moves them.
+
+    Example:
+        >>> shift_grades(np.array([[0.5, 0.5]]), np.log(3.0)).round(4).tolist()
+        [[0.25, 0.75]]
+    """
+    if shift == 0.0:
+        return p
+    tails = np.cumsum(p[..., ::-1], axis=-1)[..., ::-1][..., 1:]
+    with np.errstate(divide="ignore", over="ignore"):
+        moved = 1.0 / (1.0 + np.exp(-(_log_odds(tails) + shift)))
+    moved = np.where(tails >= 1.0, 1.0, np.where(tails <= 0.0, 0.0, moved))
+    full = np.concatenate([np.ones(p.shape[:-1] + (1,)), moved,
+                           np.zeros(p.shape[:-1] + (1,))], axis=-1)
+    return full[..., :-1] - full[..., 1:]
+
+
 def _per_topic(draw: Callable[[int], None], topics: Iterable[int]) -> None:
     """draw(t) for every topic, two at a time: each writes its own topic's counts only, and
     numpy's array work releases the GIL (TREC-COVID round 1, b = 10,000: 2.4 s -> 1.4 s)."""
@@ -84,21 +170,8 @@ class Growth:
         """Counts of the unjudged documents some run retrieves, at any rank; those some run
         ranks within `exact_depth` (None: all) drawn one by one, the rest as a sum."""
         topics = model.topics
-        judged = model.judged_keys(qrels)
-        at = np.minimum(np.searchsorted(judged, model.keys), max(judged.size - 1, 0))
-        known = (judged[at] == model.keys) if judged.size else np.zeros(model.keys.shape, bool)
-        todo = ~known
+        todo, p_of = unjudged_universe(model, qrels, how, levels)
         exact = todo if exact_depth is None else todo & (model.best <= exact_depth)
-        rates = None if how.prior in MODEL_PRIORS else \
-            pool_prior(Pool.build(qrels, topics, "unjudged"), levels)
-
-        def p_of(rows: np.ndarray) -> np.ndarray:
-            """(rows, levels) grade probabilities of the documents `rows` of the model."""
-            if rates is not None:
-                return rates[model.topic[rows]]
-            return model.probabilities(model.topic[rows].astype(np.int64), model.keys[rows],
-                                       levels)
-
         counts = np.zeros((b, len(topics), levels), dtype=np.int32)
         cls._draw_exact(counts, np.flatnonzero(exact), p_of, topics, model, how)
         cls._draw_sums(counts, np.flatnonzero(todo & ~exact), p_of, topics, model, how)

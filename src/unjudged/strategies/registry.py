@@ -7,10 +7,10 @@ strategy is adding one module there (see `unjudged.strategies.base`); the engine
 tests/test_strategy_registry.py read this table.
 
 Example:
-    >>> STRATEGIES.names()
+    >>> STRATEGIES.names()  # the defaults ("expected" only when asked for)
     ('nonrel', 'condensed', 'upper', 'bootstrap', 'guaranteed')
-    >>> STRATEGIES.columns()
-    ('nonrel', 'condensed', 'upper', 'bootstrap', 'guaranteed_lower', 'guaranteed_upper')
+    >>> STRATEGIES.columns()[3:]  # every reported column
+    ('bootstrap', 'expected', 'guaranteed_lower', 'guaranteed_upper')
     >>> STRATEGIES.owner("guaranteed_upper").name
     'guaranteed'
 """
@@ -67,11 +67,22 @@ class Registry:
         return self._by_name[name]
 
     def names(self) -> tuple[str, ...]:
-        """Every strategy's name, in report order."""
+        """The default strategies' names, in report order (`every()` adds those only asked
+        for by name)."""
+        return tuple(n for n, s in self._by_name.items() if s.default)
+
+    def every(self) -> tuple[str, ...]:
+        """Every registered strategy's name, in report order.
+
+        Example:
+            >>> STRATEGIES.every()
+            ('nonrel', 'condensed', 'upper', 'bootstrap', 'expected', 'guaranteed')
+        """
         return tuple(self._by_name)
 
     def columns(self) -> tuple[str, ...]:
-        """Every reported column (guaranteed gives two), in report order."""
+        """Every registered strategy's reported columns (guaranteed gives two), in report
+        order."""
         return tuple(c for s in self for c in s.columns)
 
     def comparable(self) -> tuple[str, ...]:
@@ -83,7 +94,8 @@ class Registry:
             >>> STRATEGIES.comparable()[2:]
             ('upper', 'bootstrap:pool', 'bootstrap:run', 'bootstrap:pool+run', 'bootstrap:position')
         """
-        fixed = [s.name for s in self if s.comparable and not s.random and len(s.columns) == 1]
+        fixed = [s.name for s in self if s.comparable and not s.random and len(s.columns) == 1
+                 and s.default]
         drawn = [f"{s.name}:{v}" for s in self if s.comparable and isinstance(s, Sampled)
                  for v in s.variants]
         return (*fixed, *drawn)
