@@ -129,8 +129,11 @@ def _write_details(sweep, path: str) -> None:
 @MEASURES
 @click.option("--methods", "methods", multiple=True,
               help="A method to compare: 'default' (what `unjudged estimate` does), a prior's "
-              "name (pool, run, pool+run, position) or [LABEL:]key=value,... of estimate "
-              "settings (e.g. 'seed:prior=pool+run,spread=0,shared_spread=0'). Repeatable.")
+              "name (pool, run, pool+run, position), 'estimates:FILE', 'expected' (the "
+              "expected strategy's normal intervals instead of the bootstrap's) or "
+              "[LABEL:]key=value,... of estimate settings (e.g. "
+              "'seed:prior=pool+run,spread=0,shared_spread=0', 'e:methods=expected,prior=pool')"
+              ". Repeatable.")
 @click.option("--priors", default=None,
               help="Comma-separated priors, one method each (with --methods: added to them). "
               "[default when neither is given: the method 'default']")
