@@ -22,16 +22,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from text_pools import text_setting
+from text_pools import covid_setting, text_setting
 from unjudged.experiments.calibration import calibrate, summary_rows
 from unjudged.parallel import ProcessExecutor
 
 DATA = Path("../shared/data")
 RESULTS = Path(__file__).parent / "results"
 TEXT = ("cranfield", "cacm", "cisi", "npl")
-COVID1 = DATA / "castorini-TREC-COVID" / "round1"
-QRELS_RND1 = COVID1 / "qrels" / "qrels-rnd1.txt"
-QRELS_COMPLETE = DATA / "anserini-tools" / "qrels" / "qrels.covid-complete.txt"
 MEASURES = ("nDCG@10", "P@10", "AP@100", "RBP(p=0.8)@25")
 METHODS: list[tuple[str, dict[str, Any]]] = [
     ("bootstrap (position)", {}), ("expected (position)", {"methods": "expected"}),
@@ -39,18 +36,9 @@ METHODS: list[tuple[str, dict[str, Any]]] = [
     ("expected (pool)", {"methods": "expected", "prior": "pool"})]
 
 
-def covid_setting() -> tuple[list, Any, Any]:
-    from unjudged.io import read_qrels, read_runs
-
-    q1 = read_qrels(QRELS_RND1)
-    complete = read_qrels(QRELS_COMPLETE).to_dict()
-    truth = read_qrels({t: complete[t] for t in q1.topics})
-    return read_runs([COVID1 / "runs"], qrels=q1), q1, truth
-
-
 def collection(name: str, b: int, ex: Any) -> list[dict[str, Any]]:
     if name == "covid":
-        runs, pool, truth = covid_setting()
+        runs, pool, truth = covid_setting(DATA)
         label = "TREC-COVID r1"
     else:
         c, runs, pool = text_setting(name, DATA)
@@ -64,7 +52,7 @@ def speed(b: int, jobs: int) -> list[dict[str, Any]]:
     from unjudged.engine.estimate import estimate_runs
     from unjudged.measures import parse_measures
 
-    runs, pool, _ = covid_setting()
+    runs, pool, _ = covid_setting(DATA)
     ms = parse_measures(list(MEASURES))
     rows = []
     for method in ("bootstrap", "expected"):

@@ -45,16 +45,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from text_pools import text_setting
+from text_pools import covid_setting, text_setting
 from unjudged.experiments.calibration import calibrate, summary_rows
 from unjudged.parallel import ProcessExecutor
 
 DATA = Path("../shared/data")
 RESULTS = Path(__file__).parent / "results"
 TEXT = ("cranfield", "cacm", "cisi", "npl")
-COVID1 = DATA / "castorini-TREC-COVID" / "round1"
-QRELS_RND1 = COVID1 / "qrels" / "qrels-rnd1.txt"
-QRELS_COMPLETE = DATA / "anserini-tools" / "qrels" / "qrels.covid-complete.txt"
 RRF_K = 60  #: reciprocal rank fusion's constant: a document scores sum 1 / (RRF_K + rank)
 ROUND1_FOLDS = 5
 ROUND1_RIDGE = 1.0  #: a N(0, 1) prior on each standardised slope
@@ -199,13 +196,8 @@ def round1_file(runs: list, pool: Any, folder: Path) -> str:
 def covid(b: int, ex: Any, folder: Path) -> list[dict[str, Any]]:
     """TREC-COVID round 1: the 143 runs on qrels-rnd1, the truth the complete qrels on its
     topics; the judges and the round-1 estimates file."""
-    from unjudged.io import read_qrels, read_runs
-
-    q1 = read_qrels(QRELS_RND1)
-    complete = read_qrels(QRELS_COMPLETE).to_dict()
-    full = {t: complete[t] for t in q1.topics}
-    truth = read_qrels(full)
-    runs = read_runs([COVID1 / "runs"], qrels=q1)
+    runs, q1, truth = covid_setting(DATA)
+    full = truth.to_dict()
     methods: list[tuple[str, dict[str, Any]]] = [("default (position)", {}),
                                                   ("pool", {"prior": "pool"})]
     for i, (judge, acc) in enumerate(JUDGES.items()):

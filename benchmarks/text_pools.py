@@ -1,5 +1,6 @@
-"""The text collections' setting shared by the benches (calibration, planning, estimates
-prior): unjudged's retrieval models as runs, and a shallow pool of three of them."""
+"""The settings shared by the benches (calibration, planning, estimates prior, expected): on
+the text collections unjudged's retrieval models as runs and a shallow pool of three of them;
+TREC-COVID round 1's runs on qrels-rnd1 with the complete qrels as the truth."""
 
 from __future__ import annotations
 
@@ -35,3 +36,15 @@ def text_setting(name: str, data: Path, depth: int = 10):
     c = load_collection(name, data)
     runs = generate_runs(c, depth=100)
     return c, runs, shallow_pool(c, runs, depth)
+
+
+def covid_setting(data: Path) -> tuple[list, Any, Any]:
+    """TREC-COVID round 1: (the 143 runs, qrels-rnd1, the complete qrels on its topics)."""
+    from unjudged.io import read_runs
+
+    round1 = data / "castorini-TREC-COVID" / "round1"
+    q1 = read_qrels(round1 / "qrels" / "qrels-rnd1.txt")
+    complete = read_qrels(data / "anserini-tools" / "qrels" / "qrels.covid-complete.txt")
+    full = complete.to_dict()
+    truth = read_qrels({t: full[t] for t in q1.topics})
+    return read_runs([round1 / "runs"], qrels=q1), q1, truth
