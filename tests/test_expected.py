@@ -200,3 +200,15 @@ def test_ir_measures_offers_it():
     assert ir_measures.calc_aggregate([mean], qrels, run)[mean] == pytest.approx(got[mean])
     with pytest.raises(ValueError):
         uim.provider.calc_aggregate([uim.Expected(p3, prior="nope")], qrels, run)
+
+
+def test_a_context_serves_an_estimate_with_other_spreads():
+    """Estimates.context handed to another estimate of the same runs: the expected counts at
+    +- the shift are there even when the first estimate had no spreads."""
+    q, runs = covid(3)
+    ms = parse_measures(["nDCG@10"])
+    first = estimate_runs(runs, q, ms, methods=["expected"], spread=0.0, shared_spread=0.0)
+    again = estimate_runs(runs, q, ms, methods=["expected"], context=first.context)
+    fresh = estimate_runs(runs, q, ms, methods=["expected"])
+    for a, b in zip(again.runs, fresh.runs, strict=True):
+        np.testing.assert_array_equal(a.variances["expected"], b.variances["expected"])

@@ -509,9 +509,9 @@ def draw_context(runs: Sequence[Run], qrels: Qrels, measures: list[Measure],
     growth = growth_of(model, qrels, measures, settings) \
         if settings.grow and any(s.random for s in chosen) else None
     levels = max(int(qrels.key_grades.max(initial=0)) + 1, 2)
-    # the counts at +- a shift only serve the prior's uncertainty (Expected.moments)
-    shifts = EXPECTED_SHIFTS if settings.spread or settings.shared_spread else (0.0,)
-    expected = Expected.build(model, qrels, settings, levels, shifts) \
+    # always with the counts at +- a shift (the prior's uncertainty): a context may serve
+    # another estimate of the same runs, whose spreads differ (and they cost little)
+    expected = Expected.build(model, qrels, settings, levels, EXPECTED_SHIFTS) \
         if settings.grow and any(isinstance(s, Moments) for s in chosen) else None
     return DrawContext(model, growth, expected)
 
