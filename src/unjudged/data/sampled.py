@@ -204,9 +204,10 @@ class SampledJudged(Judged):
                           None if self.key_index is None else self.key_index[a:b],
                           _rows(self.inclusion, a, b), _rows(self.totals, a, b))
 
-    def design(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(pi, counts, spread): each ranked document's inclusion probability (n, depth), 0
-        when it is not in the sample; per topic and grade the Horvitz-Thompson count
+    def design(self, k: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(pi, counts, spread): each ranked document's inclusion probability (n, depth;
+        cut or padded to the top k like Judged.cut), 0 when it is not in the sample; per
+        topic and grade the Horvitz-Thompson count
         sum 1/pi over the sampled documents (n, grades) and sum (1 - pi)/pi^2 (what the
         variance of a Horvitz-Thompson total needs). Without per-document probabilities,
         a sampled document of stratum s has pi = n_s / N_s (sampling within strata).
@@ -219,12 +220,13 @@ class SampledJudged(Judged):
             [[[0.5, 0.0]], [[2.0]], [[2.0]]]
         """
         if self.inclusion is not None and self.totals is not None:
-            return self.inclusion, self.totals[:, 0], self.totals[:, 1]
+            pi = self.inclusion if k is None else _cut(self.inclusion, k, 0.0)
+            return pi, self.totals[:, 0], self.totals[:, 1]
         n = self.counts.sum(axis=-1)
         p = np.divide(n, self.size, out=np.zeros(n.shape), where=self.size > 0)  # (n, S)
-        rows = np.arange(self.stratum.shape[-2])[:, None]
-        pi = np.where((self.stratum >= 0) & (self.weight > 0),
-                      p[rows, np.maximum(self.stratum, 0)], 0.0)
+        stratum, weight = self.cut_strata(k)
+        rows = np.arange(stratum.shape[-2])[:, None]
+        pi = np.where((stratum >= 0) & (weight > 0), p[rows, np.maximum(stratum, 0)], 0.0)
         spread = np.divide(1.0 - p, p ** 2, out=np.zeros(p.shape), where=p > 0)
         return (pi, stratified_totals(self.size, self.counts),
                 (spread[..., None] * self.counts).sum(axis=-2))

@@ -395,11 +395,12 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
                     values = s.values(m, _rankings(s, at, once, here))
                     for column, v in zip(s.columns, values, strict=True):
                         points[column][:, i] = v
-            for e in expecting:
-                if e.applies(m) and n:
-                    c = e.columns[0]
-                    points[c][:, i], variances[c][:, i], shared[c][:, i] = \
-                        e.moments(at, m, settings)
+        for e in expecting:  # the grade distributions are built once per cutoff
+            todo = [i for i in idx if e.applies(measures[i])]
+            got = e.moments(at, [measures[i] for i in todo], settings) if todo and n else []
+            c = e.columns[0]
+            for i, (mean, var, common) in zip(todo, got, strict=True):
+                points[c][:, i], variances[c][:, i], shared[c][:, i] = mean, var, common
         for d in sampled:
             todo = [i for i in idx if d.applies(measures[i])]
             if samples is not None and todo and n:

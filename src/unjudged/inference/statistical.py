@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from unjudged.measures._common import divide, level, ranks
+from unjudged.measures._common import discount, divide, level, ranks
 from unjudged.measures.dcg import gain_values
 from unjudged.measures.statistical import (
-    discounted_gains,
-    ideal_slope,
     relevant_weights,
     sample_view,
     smooth_ideal_dcg,
+    smooth_ideal_slope,
     stat_ap,
     stat_ndcg,
 )
@@ -91,13 +90,10 @@ def statndcg_variance(j, cutoff=None, dcg: str = "log2", gains=None) -> np.ndarr
     value = stat_ndcg(j, cutoff, dcg, gains)
     gain_of = gain_values(s.grade_values, dcg, gains)
     ideal = smooth_ideal_dcg(counts, gain_of, cutoff)
-    slope = ideal_slope(counts, gain_of, cutoff, 1.0, smooth_ideal_dcg)  # (n, grades)
-    # IDCG@k is flat once a grade's estimated count passes k, and a +-1 difference would call
-    # it exact; there the secant over +- the count's standard error is taken (as infNDCG does)
-    wide = ideal_slope(counts, gain_of, cutoff, np.maximum(np.sqrt(spread), 1.0),
-                       smooth_ideal_dcg)
-    slope = np.where(slope == 0.0, wide, slope)
-    n_d = discounted_gains(g, pi, dcg, gains) * pi  # gain / discount of the sampled ones
+    # (where IDCG@k is flat, over +- the count's standard error, as infNDCG does)
+    slope = smooth_ideal_slope(counts, gain_of, cutoff, np.sqrt(spread))  # (n, grades)
+    # gain / discount of the sampled documents
+    n_d = np.where(pi > 0, gain_values(g, dcg, gains) / discount(g.shape[-1]), 0.0)
     code = np.clip(np.searchsorted(s.grade_values, g), 0, s.grade_values.size - 1)
     t_d = np.where(pi > 0, np.take_along_axis(slope, code, axis=-1), 0.0)
     c = _spread(pi)

@@ -100,8 +100,8 @@ def read_prels(source: Any, outside: Sequence[str] = (MTC_ONLY,)) -> SampledQrel
     q = build_qrels(t["qid"], group, t["docno"], t["grade"], source=path, data=data,
                     layout=PRELS)
     prob = _probabilities(t["prob"], data, path)
-    method = _strings(t["method"])
-    sampled = ~np.isin(np.asarray(method.to_pylist(), dtype=object), list(outside))
+    outside_sample = pc.is_in(_strings(t["method"]), value_set=pa.array(list(outside)))
+    sampled = ~numpy_of(outside_sample).astype(bool)
     if np.any(sampled & (prob <= 0)):
         row = int(np.flatnonzero(sampled & (prob <= 0))[0])
         raise row_error(path, data, row, "an inclusion probability must lie in (0, 1], "

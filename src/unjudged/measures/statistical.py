@@ -48,13 +48,9 @@ def sample_view(j, cutoff=None):
     sample), per topic and grade the HT counts sum 1/pi and the variance terms
     sum (1 - pi)/pi^2) of a judged batch."""
     s = as_sampled(j).head(cutoff)
-    pi, counts, spread = s.design()
+    pi, counts, spread = s.design(cutoff)
     g = s.cut(cutoff)
-    width = g.shape[-1]
-    pi = np.broadcast_to(pi, g.shape[:-1] + pi.shape[-1:])
-    pi = pi[..., :width] if pi.shape[-1] >= width else np.pad(
-        pi, [(0, 0)] * (pi.ndim - 1) + [(0, width - pi.shape[-1])])
-    return s, g, pi, counts, spread
+    return s, g, np.broadcast_to(pi, g.shape), counts, spread
 
 
 def relevant_weights(g: np.ndarray, pi: np.ndarray, lv: int) -> np.ndarray:
@@ -135,6 +131,16 @@ def ideal_slope(per_grade: np.ndarray, gain_of: np.ndarray, cutoff: int | None,
                     ideal(np.maximum(per_grade - move, 0.0), gain_of, cutoff)) /
                    (2.0 * step[..., c]))
     return np.stack(out, axis=-1)
+
+
+def smooth_ideal_slope(per_grade: np.ndarray, gain: np.ndarray, cutoff: int | None,
+                       sd: np.ndarray) -> np.ndarray:
+    """smooth_ideal_dcg's slope along each grade's count (+-1 document); where IDCG@k is
+    flat (the count passes k), a difference of 0 would call it exact, and the secant over +-
+    the count's standard deviation `sd` (at least 1) is taken instead."""
+    slope = ideal_slope(per_grade, gain, cutoff, 1.0, smooth_ideal_dcg)
+    wide = ideal_slope(per_grade, gain, cutoff, np.maximum(sd, 1.0), smooth_ideal_dcg)
+    return np.where(slope == 0.0, wide, slope)
 
 
 def _unit(a: np.ndarray, c: int) -> np.ndarray:

@@ -163,11 +163,12 @@ class Moments(Strategy):
     uses_prior: ClassVar[bool] = True
 
     @abstractmethod
-    def moments(self, at: AtCutoff, m: Measure, options: Drawing
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(expectation, variance, shared) of `m`, each (topics,): `shared` is the standard
-        deviation of the part of each topic's value that moves with every other topic's
-        (perfectly correlated across topics; 0 when the topics are independent)."""
+    def moments(self, at: AtCutoff, measures: list[Measure], options: Drawing
+                ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(expectation, variance, shared) of each of `measures` (all of this cutoff), each
+        (topics,): `shared` is the standard deviation of the part of each topic's value that
+        moves with every other topic's (perfectly correlated across topics; 0 when the topics
+        are independent)."""
 
 
 class Sampled(Strategy):

@@ -44,7 +44,7 @@ import numpy as np
 from unjudged.data.judged import Judged
 from unjudged.measures._common import discount, divide, level, ranks
 from unjudged.measures.dcg import gain_values, ideal_gains
-from unjudged.measures.statistical import ideal_slope, smooth_ideal_dcg
+from unjudged.measures.statistical import smooth_ideal_dcg, smooth_ideal_slope
 from unjudged.strategies.base import Drawing
 from unjudged.strategies.bootstrap import cell_probabilities
 from unjudged.strategies.fill import max_grade, pool_counts, unknown
@@ -126,10 +126,8 @@ def _ndcg(judged: Judged, dist: np.ndarray, grown: tuple[np.ndarray, np.ndarray]
     value = divide(mean, norm)
     # delta method on DCG - V IDCG, IDCG linearised in the counts per grade (its slope s_g;
     # where it is flat, over +- the count's standard deviation)
-    slope = ideal_slope(full, gain, k, 1.0, smooth_ideal_dcg)
     sd = np.sqrt(np.maximum(counts - np.diagonal(outer, axis1=-2, axis2=-1), 0.0))
-    wide = ideal_slope(full, gain, k, np.maximum(sd, 1.0), smooth_ideal_dcg)
-    slope = np.where(slope == 0.0, wide, slope)[:, None, :]  # (n, 1, levels)
+    slope = smooth_ideal_slope(full, gain, k, sd)[:, None, :]  # (n, 1, levels)
     v = value[:, None, None]
     own = _cell_variance(dist, w[:, None] * gain - v * slope)  # the run's documents
     s_own = _cell_variance(dist, np.broadcast_to(slope, dist.shape))

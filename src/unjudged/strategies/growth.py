@@ -111,13 +111,17 @@ class Expected:
                                                         minlength=n)
         return cls(model.topics, tuple(shifts), counts, outer)
 
+    @cached_property
+    def _topic_index(self) -> dict[str, int]:
+        return {t: i for i, t in enumerate(self.topics)}
+
     def of(self, topics: list[str], levels: int, shift: float = 0.0
            ) -> tuple[np.ndarray, np.ndarray]:
         """(counts (len(topics), levels), outer (len(topics), levels, levels)) of `topics`
         at a log-odds shift it holds (0 for a topic it does not know, and for grades it
         does not hold)."""
         k = self.shifts.index(shift)
-        codes = index_codes({t: i for i, t in enumerate(self.topics)}, topics)
+        codes = index_codes(self._topic_index, topics)
         counts, outer = np.zeros((len(topics), levels)), np.zeros((len(topics), levels, levels))
         w = min(levels, self.counts.shape[-1])
         known = codes >= 0

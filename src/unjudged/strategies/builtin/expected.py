@@ -38,8 +38,8 @@ class Expected(Moments):
 
         return bool(m.spec.estimable) and supports(m)
 
-    def moments(self, at: AtCutoff, m: Measure, options: Drawing
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def moments(self, at: AtCutoff, measures: list[Measure], options: Drawing
+                ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         import numpy as np
 
         from unjudged.strategies import expected as ex
@@ -53,21 +53,27 @@ class Expected(Moments):
         whole = None if at.expected is not None else \
             ex.grade_distributions(at.whole, options, at.model, at.keys, levels)
 
-        def at_shift(d: float) -> tuple[np.ndarray, np.ndarray]:
-            """The moments with every unjudged document's log-odds moved by d."""
+        def at_shift(d: float) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+            """The distributions and the normalisers' growth with every unjudged document's
+            log-odds moved by d."""
             moved = np.where(unknown(base.grades)[..., None], shift_grades(dist, d), dist)
             if at.expected is not None:
-                grown = at.expected.of(base.topics, levels, d)
-            else:  # the normalisers grow by this run's own unjudged documents
-                assert whole is not None
-                grown = ex.own_growth(at.whole, shift_grades(whole, d))
-            return ex.moments(m, base, moved, grown)
+                return moved, at.expected.of(base.topics, levels, d)
+            assert whole is not None  # the normalisers grow by this run's own documents
+            return moved, ex.own_growth(at.whole, shift_grades(whole, d))
 
-        mean, var = at_shift(0.0)
-        if not (options.spread or options.shared_spread):
-            return mean, var, np.zeros_like(mean)
-        # the prior's own uncertainty (the bootstrap's per-topic and shared shifts of every
-        # log-odds): the law of total variance, the expectation linear in the shift
-        slope = (at_shift(ex.SHIFT)[0] - at_shift(-ex.SHIFT)[0]) / (2 * ex.SHIFT)
+        spread = bool(options.spread or options.shared_spread)
+        states = {d: at_shift(d) for d in (ex.SHIFTS if spread else (0.0,))}
         total = options.spread ** 2 + options.shared_spread ** 2
-        return mean, var + total * slope ** 2, options.shared_spread * slope
+        out = []
+        for m in measures:
+            mean, var = ex.moments(m, base, *states[0.0])
+            if not spread:
+                out.append((mean, var, np.zeros_like(mean)))
+                continue
+            # the prior's own uncertainty (the bootstrap's per-topic and shared shifts of
+            # every log-odds): the law of total variance, the expectation linear in the shift
+            slope = (ex.moments(m, base, *states[ex.SHIFT])[0]
+                     - ex.moments(m, base, *states[-ex.SHIFT])[0]) / (2 * ex.SHIFT)
+            out.append((mean, var + total * slope ** 2, options.shared_spread * slope))
+        return out
