@@ -2,7 +2,7 @@
 complete, and the coverage of their intervals when the sample is drawn again.
 
     .venv/bin/python benchmarks/statap.py [--runs 20] [--trials 200] [--shares 0.2,0.5]
-        [--prels web,mq07,mq08,mq09]
+        [--prels web,mq07,mq08,mq09] [--ht]
 
 Per prels file (../shared/data/anserini-tools/qrels/prels.*: Web 2009 category B, and the
 Million Query 2007 / 2008 / 2009 files, their first 50 topics), runs are built from its own
@@ -49,6 +49,8 @@ FILES = {"web": "prels.web.1-50.txt", "mq07": "prels.mq.1-10000.txt",
          "mq08": "prels.mq.10001-20000.txt", "mq09": "prels.mq.20001-60000.txt"}
 RESULTS = Path(__file__).parent / "results"
 PAIRS = (("statAP", "AP"), ("statNDCG@10", "nDCG@10"))
+#: with --ht: the SIGIR 2006 form of statAP too (docs/sampled-judgments.md, the default)
+HT = (("statAP(pc='ht')", "AP"),)
 LEVEL = 0.9
 MIN_DRAWS = 10  #: draws per topic at least (Million Query topics have a handful of lines)
 
@@ -82,21 +84,24 @@ def complete_of(q: SampledQrels, sample_only: bool = False) -> SampledQrels:
 
 
 def scores(runs: list, q: SampledQrels, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(runs, topics, measures) values and variances."""
-    ms = parse_measures(names)
+    """(runs, topics, len(names)) values and variances (a name may repeat)."""
+    unique = list(dict.fromkeys(names))
+    ms = parse_measures(unique)
     vals, var = [], []
     for inf in infer_runs(runs, q, ms, level=LEVEL):
         vals.append(inf.values)
         var.append(inf.variance)
-    return np.array(vals), np.array(var)
+    cols = [unique.index(n) for n in names]
+    return np.array(vals)[..., cols], np.array(var)[..., cols]
 
 
-def agreement(name: str, runs: list, q: SampledQrels) -> list[dict[str, Any]]:
-    est, var = scores(runs, q, [p[0] for p in PAIRS])
-    target, _ = scores(runs, complete_of(q), [p[1] for p in PAIRS])
+def agreement(name: str, runs: list, q: SampledQrels, pairs: tuple = PAIRS
+              ) -> list[dict[str, Any]]:
+    est, var = scores(runs, q, [p[0] for p in pairs])
+    target, _ = scores(runs, complete_of(q), [p[1] for p in pairs])
     rows = []
     z = 1.6448536269514722
-    for i, (stat, plain) in enumerate(PAIRS):
+    for i, (stat, plain) in enumerate(pairs):
         a, b = est[..., i].mean(axis=1), target[..., i].mean(axis=1)
         run_sd = np.sqrt(var[..., i].sum(axis=1)) / var.shape[1]
         rows.append({"prels": name, "estimator": stat, "target": plain + " (lines as complete)",
@@ -133,25 +138,25 @@ def ap_prior_design(runs: list, q: SampledQrels, share: float) -> np.ndarray:
     return out
 
 
-def coverage(name: str, runs: list, q: SampledQrels, trials: int, seed: int, share: float
-             ) -> list[dict[str, Any]]:
+def coverage(name: str, runs: list, q: SampledQrels, trials: int, seed: int, share: float,
+             pairs: tuple = PAIRS) -> list[dict[str, Any]]:
     population = complete_of(q)
-    target, _ = scores(runs, population, [p[1] for p in PAIRS])
+    target, _ = scores(runs, population, [p[1] for p in pairs])
     pi = ap_prior_design(runs, population, share)
     rng = np.random.default_rng(seed)
     z = 1.6448536269514722
-    hit = np.zeros((len(PAIRS),))
-    run_hit = np.zeros((len(PAIRS),))
+    hit = np.zeros((len(pairs),))
+    run_hit = np.zeros((len(pairs),))
     cells = 0
-    bias = np.zeros(len(PAIRS))
+    bias = np.zeros(len(pairs))
     sampled = 0.0
     for _ in range(trials):
         drawn = rng.random(pi.size) < pi
         sampled += drawn.sum() / trials
         sample = SampledQrels.from_qrels(population, inclusion=np.where(drawn, pi, 0.0))
-        est, var = scores(runs, sample, [p[0] for p in PAIRS])
+        est, var = scores(runs, sample, [p[0] for p in pairs])
         inside = np.abs(est - target) <= z * np.sqrt(var)
-        hit += inside.reshape(-1, len(PAIRS)).sum(axis=0)
+        hit += inside.reshape(-1, len(pairs)).sum(axis=0)
         cells += inside.shape[0] * inside.shape[1]
         run_est, run_t = est.mean(axis=1), target.mean(axis=1)
         run_sd = np.sqrt(var.sum(axis=1)) / var.shape[1]
@@ -162,7 +167,7 @@ def coverage(name: str, runs: list, q: SampledQrels, trials: int, seed: int, sha
              "mean_sampled": float(sampled), "certain": int((pi >= 1).sum()),
              "cover90_topic": float(hit[i] / cells), "cover90_run": float(run_hit[i] / trials),
              "bias_run_mean": float(bias[i] / trials)}
-            for i, (stat, plain) in enumerate(PAIRS)]
+            for i, (stat, plain) in enumerate(pairs)]
 
 
 def main() -> None:
@@ -173,15 +178,18 @@ def main() -> None:
     ap.add_argument("--shares", default="0.2,0.5",
                     help="sample sizes of the simulated design, shares of each topic's lines")
     ap.add_argument("--prels", default=",".join(FILES))
+    ap.add_argument("--ht", action="store_true",
+                    help="also statAP(pc='ht'), the SIGIR 2006 form (writes statap_ht.json)")
     args = ap.parse_args()
     start = time.perf_counter()
     agree, cover = [], []
     for name in args.prels.split(","):
         q = first_topics(read_prels(PRELS / FILES[name]), args.topics)
         runs = build_runs(q, args.runs)
-        agree += agreement(name, runs, q)
+        pairs = PAIRS + HT if args.ht else PAIRS
+        agree += agreement(name, runs, q, pairs)
         for share in (float(x) for x in args.shares.split(",")):
-            cover += coverage(name, runs, q, args.trials, seed=1, share=share)
+            cover += coverage(name, runs, q, args.trials, seed=1, share=share, pairs=pairs)
         print(f"{name}: {time.perf_counter() - start:.0f} s", flush=True)
     print(f"{'prels':<6}{'estimator':<13}{'mean est':>9}{'mean tgt':>9}{'tau':>7}"
           f"{'w90 run':>9}")
@@ -194,7 +202,7 @@ def main() -> None:
         print(f"{c['prels']:<6}{c['estimator']:<13}{c['share']:>6}{c['mean_sampled']:>9.0f}"
               f"{c['cover90_topic']:>10.3f}{c['cover90_run']:>9.3f}{c['bias_run_mean']:>8.4f}")
     RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / "statap.json"
+    out = RESULTS / ("statap_ht.json" if args.ht else "statap.json")
     out.write_text(json.dumps({"runs": args.runs, "topics": args.topics, "trials": args.trials,
                                "seconds": time.perf_counter() - start, "agreement": agree,
                                "coverage": cover}, indent=1) + "\n")
