@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import lzma
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -17,6 +18,7 @@ from tests.shared_data import COVID1, TREC_EVAL, need  # noqa: E402
 
 import unjudged  # noqa: E402
 import unjudged.ir_measures as uim  # noqa: E402
+from unjudged.errors import IncompatibleInputsError  # noqa: E402
 
 M = ir_measures
 # measures both compute, in ir_measures' grammar
@@ -213,3 +215,93 @@ def test_estimate_measure_objects():
     assert not uim.provider.supports(uim.Bootstrap(nd, stat="p3"))
     assert not uim.provider.supports(uim.Upper(M.SDCG @ 10))
     assert uim.to_unjudged(M.P(rel=2) @ 5).name == "P(rel=2)@5"
+
+
+# ---- run-level statistics, whoever aggregates (issue 32, item 3) -----------------------------
+
+EXAMPLE = Path(unjudged.__file__).parent / "data" / "example"
+
+
+def _example(drop=()):
+    with lzma.open(EXAMPLE / "qrels-rnd1.txt.xz", "rt") as fh:
+        qrels = list(M.read_trec_qrels(fh.read()))
+    with lzma.open(EXAMPLE / "BBGhelani1.run.xz", "rt") as fh:
+        run = [s for s in M.read_trec_run(fh.read()) if s.query_id not in drop]
+    return qrels, run
+
+
+def _run_level(nd):
+    return [uim.Bootstrap(nd, stat=s, b=1000) for s in ("p5", "p95", "std", "mode")] + [
+        uim.Expected(nd, stat="std")]
+
+
+def _stat_of(ms, est):
+    top = est[est.topic == "all"].set_index("method")
+    return {m: top.loc[m.METHOD, m["stat"]] for m in ms}
+
+
+def test_run_level_statistics_whatever_the_list_holds():
+    """ir_measures aggregates a list that mixes providers (nDCG@10 from pytrec_eval, the rest
+    from unjudged), and PyTerrier's Experiment any list, by averaging the per-query values with
+    each measure's aggregator; a percentile or std of the run mean is not that average."""
+    qrels, run = _example()
+    nd = M.nDCG @ 10
+    ms = _run_level(nd)
+    est = unjudged.estimate(pd.DataFrame(run), pd.DataFrame(qrels), "nDCG@10", b=1000,
+                            methods=["bootstrap", "expected"])
+    want = _stat_of(ms, est)
+    alone = M.calc_aggregate(ms, qrels, run)
+    mixed = M.calc_aggregate([nd, *ms, M.Judged @ 10], qrels, run)
+    # PyTerrier (pyterrier/_evaluation.py): iter_calc, then each measure's aggregator
+    aggs = {m: m.aggregator() for m in [nd, *ms]}
+    for metric in M.iter_calc([nd, *ms], qrels, run):
+        aggs[metric.measure].add(metric.value)
+    for m in ms:
+        assert alone[m] == pytest.approx(want[m], abs=1e-12), m
+        assert mixed[m] == pytest.approx(want[m], abs=1e-12), m
+        assert aggs[m].result() == pytest.approx(want[m], abs=1e-12), m
+    p5, p95 = uim.Bootstrap(nd, stat="p5", b=1000), uim.Bootstrap(nd, stat="p95", b=1000)
+    assert (round(mixed[p5], 4), round(mixed[p95], 4)) == (0.6655, 0.6807)
+    assert round(mixed[uim.Expected(nd, stat="std")], 4) == 0.0049
+    # what averaging the per-query values gave before: a 3.2x larger std, a wider interval
+    per_query = est[(est.topic != "all") & (est.method == "bootstrap")]
+    assert (round(per_query.p5.mean(), 4), round(per_query.p95.mean(), 4)) == (0.6622, 0.7000)
+    assert round(per_query["std"].mean() / mixed[uim.Bootstrap(nd, stat="std", b=1000)], 1) \
+        == 3.2
+
+
+def test_run_level_statistics_count_left_out_queries_as_ir_measures_does():
+    """A query of the qrels the run leaves out scores 0 in ir_measures' means; the run-level
+    statistics cover the same queries (trec_eval -c), so the median stays by the mean."""
+    qrels, run = _example(drop=("1", "2"))
+    nd = M.nDCG @ 10
+    ms = [uim.Bootstrap(nd, b=1000), uim.Bootstrap(nd, stat="p50", b=1000), *_run_level(nd)]
+    got = M.calc_aggregate([nd, *ms], qrels, run)
+    est = unjudged.estimate(pd.DataFrame(run), pd.DataFrame(qrels), "nDCG@10", b=1000,
+                            methods=["bootstrap", "expected"], complete=True,
+                            negative="nonrel")
+    for m, v in _stat_of(ms, est).items():
+        assert got[m] == pytest.approx(v, abs=1e-12), m
+    mean, median = got[uim.Bootstrap(nd, b=1000)], got[uim.Bootstrap(nd, stat="p50", b=1000)]
+    assert round(mean, 4) == 0.6118 and abs(median - mean) < 0.001
+
+
+def test_run_level_values_parted_from_their_run_are_refused():
+    qrels, run = _example()
+    p5 = uim.Bootstrap(M.nDCG @ 10, stat="p5", b=1000)
+    values = [float(m.value) for m in M.iter_calc([p5], qrels, run)]
+    agg = p5.aggregator()
+    for v in values:
+        agg.add(v)
+    with pytest.raises(IncompatibleInputsError, match="do not carry it"):
+        agg.result()
+    # PyTerrier's Experiment(batch_size=15): each batch of topics evaluated apart, then the
+    # per-query values of all batches aggregated
+    agg = p5.aggregator()
+    for batch in (set(map(str, range(1, 16))), set(map(str, range(16, 31)))):
+        part = [q for q in qrels if q.query_id in batch]
+        for m in M.iter_calc([p5], part, [s for s in run if s.query_id in batch]):
+            agg.add(m.value)
+    with pytest.raises(IncompatibleInputsError, match="batches of queries evaluated apart"):
+        agg.result()
+    assert uim.Bootstrap(M.nDCG @ 10, b=1000).aggregator().__class__.__name__ == "MeanAgg"

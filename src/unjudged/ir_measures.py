@@ -35,10 +35,12 @@ The estimates under incomplete judgments (docs/unjudged-documents.md) as measure
 
 Per query (``iter_calc``) a value is the topic's own estimate; the run level
 (``calc_aggregate``) of a Bootstrap statistic is that statistic over the bootstrap's run
-means (as `unjudged estimate` reports it), which for stat='mean' is the mean of the per-query
-values and otherwise is not (a percentile of a mean is not a mean of percentiles); an
-Expected std is that of the run's mean. ``Judged@k``
-is ir_measures' own measure.
+means (as `unjudged estimate -c` reports it), which for stat='mean' is the mean of the
+per-query values and otherwise is not (a percentile of a mean is not a mean of percentiles);
+an Expected std is that of the run's mean. ir_measures aggregates a list that mixes
+providers, and PyTerrier any list, by feeding the per-query values to each measure's
+``aggregator()``: those values carry the run's value (`_RunValue`), which the aggregator
+returns, so every path gives the same number. ``Judged@k`` is ir_measures' own measure.
 
 Example:
     >>> import ir_measures
@@ -57,10 +59,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import ir_measures
-from ir_measures.measures.base import ParamInfo
+from ir_measures.measures.base import Agg, ParamInfo
 from ir_measures.providers.base import Any as AnyParam
 
-from unjudged.errors import MeasureSpecError
+from unjudged.errors import IncompatibleInputsError, MeasureSpecError
 from unjudged.strategies.priors import DEFAULT_PRIOR, PRIORS
 from unjudged.strategies.priors import ESTIMATES as FROM_FILE
 
@@ -69,6 +71,55 @@ _STATS = ("mean", "mode", "std", "p5", "p25", "p50", "p75", "p90", "p95")
 _DRAWS = 10_000  #: the bootstrap's default b (an Expected shares its estimate)
 # trec_eval's infAP reads a negative grade as pooled but unjudged, whatever else does
 _POOLED_NEGATIVE = frozenset({"infAP"})
+
+
+# ---- run-level values ----------------------------------------------------------------------
+
+class _RunValue(float):
+    """A per-query value that carries its measure's run-level value along.
+
+    ir_measures (its DefaultPipeline when a list mixes providers, and PyTerrier's Experiment)
+    aggregates the per-query values of each measure with `measure.aggregator()`; the values are
+    all it hands over, so a run-level statistic must travel with them."""
+
+    run: float
+
+    def __new__(cls, value: float, run: float) -> _RunValue:
+        out = super().__new__(cls, value)
+        out.run = run
+        return out
+
+
+class _RunAgg(Agg):
+    """The aggregator of a run-level statistic: the run value its per-query values carry.
+
+    Values without one are the DEFAULT of queries the run leaves out (ir_measures adds them);
+    nonzero values without one were separated from theirs (copied as plain floats), and their
+    mean would be a different number, so that is an error rather than a silent mean."""
+
+    def __init__(self, measure: Any) -> None:
+        self.measure = measure
+        self.runs: set[float] = set()
+        self.bare = 0  # values without a run value that are not the DEFAULT
+
+    def add(self, value: float) -> None:
+        if isinstance(value, _RunValue):
+            self.runs.add(value.run)
+        elif value != self.measure.DEFAULT:
+            self.bare += 1
+
+    def result(self) -> float:
+        if len(self.runs) == 1 and not self.bare:
+            return next(iter(self.runs))
+        if not self.runs and not self.bare:
+            return float(self.measure.DEFAULT)  # the run retrieves none of the queries
+        why = ("come from several runs or batches of queries evaluated apart"
+               if len(self.runs) > 1 else "do not carry it")
+        raise IncompatibleInputsError(
+            f"{self.measure!r}: the run-level value is a statistic of its own (not a mean of "
+            f"per-query values), and the values aggregated here {why}; "
+            f"aggregate one run's values, all queries at once, as ir_measures' "
+            f"calc_aggregate/evaluator (or PyTerrier's Experiment without batch_size) give them")
 
 
 # ---- measure objects for the estimates ---------------------------------------------------
@@ -104,6 +155,14 @@ class _Estimate(ir_measures.measures.Measure):
     def settings(self) -> tuple[Any, ...]:
         """What must be equal for measures to share one estimate."""
         return ()
+
+    def run_level(self) -> bool:
+        """Whether the run's value is a statistic of its own, not the mean of the per-query
+        values (a percentile of a mean is not a mean of percentiles)."""
+        return False
+
+    def aggregator(self) -> Any:
+        return _RunAgg(self) if self.run_level() else super().aggregator()
 
 
 class _Upper(_Estimate):
@@ -173,6 +232,9 @@ class _Bootstrap(_Drawn):
     def settings(self) -> tuple[Any, ...]:
         return (self["b"], self["seed"], self["prior"])
 
+    def run_level(self) -> bool:
+        return bool(self["stat"] != "mean")
+
 
 class _Expected(_Drawn):
     """The expected strategy: the exact expectation (stat 'mean') or standard deviation
@@ -190,6 +252,9 @@ class _Expected(_Drawn):
 
     def settings(self) -> tuple[Any, ...]:
         return (_DRAWS, 0, self["prior"])  # shares the default Bootstrap's estimate
+
+    def run_level(self) -> bool:
+        return bool(self["stat"] == "std")
 
 
 Upper = _Upper()
@@ -292,13 +357,12 @@ class UnjudgedEvaluator(ir_measures.providers.Evaluator):
 
         return read_run(run, name="run", qrels=self.qrels)
 
-    def _values(self, run: Any) -> tuple[list[Any], dict[Any, float]]:
-        """(per-query Metrics, run-level values where they are not the aggregate of those)."""
+    def _values(self, run: Any) -> list[Any]:
+        """Per-query Metrics (those of run-level statistics carry the run's value)."""
         from unjudged.engine.score import score
 
         r = self._read(run)
         metrics: list[Any] = []
-        totals: dict[Any, float] = {}
         by_policy: dict[Any, list[tuple[Any, Any]]] = {}
         for m, u in self.plain:
             pol = self.policies
@@ -314,11 +378,10 @@ class UnjudgedEvaluator(ir_measures.providers.Evaluator):
         for m in self.estimates:
             groups.setdefault(m.settings(), []).append(m)
         for key, ms in groups.items():
-            metrics += self._estimate(r, ms, key, totals)
-        return metrics, totals
+            metrics += self._estimate(r, ms, key)
+        return metrics
 
-    def _estimate(self, run: Any, ms: list[Any], key: tuple[Any, ...],
-                  totals: dict[Any, float]) -> list[Any]:
+    def _estimate(self, run: Any, ms: list[Any], key: tuple[Any, ...]) -> list[Any]:
         from unjudged.engine.estimate import estimate_run
 
         inner: list[Any] = []
@@ -328,16 +391,19 @@ class UnjudgedEvaluator(ir_measures.providers.Evaluator):
                 inner.append(u)
         methods = sorted({m.METHOD for m in ms})
         kw = dict(zip(("b", "seed", "prior"), key, strict=True)) if key else {}
-        est = estimate_run(run, self.qrels, inner, methods=methods, policies=self.policies,
-                           **kw)
+        # every query of the qrels, as ir_measures counts them (a left-out query scores 0):
+        # run-level statistics (a percentile of the run mean) must cover the same queries
+        est = estimate_run(run, self.qrels, inner, methods=methods,
+                           policies=self.policies.but(complete=True), **kw)
         out = []
         for m in ms:
             i = inner.index(to_unjudged(m["measure"]))
+            total = None
             if m.METHOD == "bootstrap":
                 stats, run_stats, _, _ = est.drawn()
                 s = _STATS.index(m["stat"])
                 per_topic = stats[:, i, s]
-                totals[m] = float(run_stats[i, s])
+                total = float(run_stats[i, s])
             elif m.METHOD == "expected" and m["stat"] == "std":
                 import numpy as np
 
@@ -345,22 +411,25 @@ class UnjudgedEvaluator(ir_measures.providers.Evaluator):
 
                 var, shared = est.variances["expected"], est.shared["expected"]
                 per_topic = np.sqrt(var[:, i])
-                totals[m] = float(np.sqrt(run_variance(var[:, i:i + 1], shared[:, i:i + 1],
+                total = float(np.sqrt(run_variance(var[:, i:i + 1], shared[:, i:i + 1],
                                                        [inner[i]])[0]))
             else:
                 per_topic = est.points[m.column()][:, i]
-            out += [ir_measures.Metric(t, m, float(per_topic[k]))
+            if not m.run_level():
+                total = None  # the mean of the per-query values (ir_measures' MeanAgg)
+            out += [ir_measures.Metric(t, m, float(per_topic[k]) if total is None
+                                       else _RunValue(per_topic[k], total))
                     for k, t in enumerate(est.topics)]
         return out
 
     def _iter_calc(self, run: Any) -> Iterator[Any]:
-        yield from self._values(run)[0]
+        yield from self._values(run)
 
     def calc_aggregate(self, run: Any) -> dict[Any, float | int]:
         return self.calc(run).aggregated
 
     def calc(self, run: Any) -> Any:
-        metrics, totals = self._values(run)
+        metrics = self._values(run)
         done = {(m.measure, m.query_id) for m in metrics}
         for measure in self.measures:  # queries of the qrels the run leaves out
             for qid in sorted(self.qrel_qids):
@@ -369,7 +438,7 @@ class UnjudgedEvaluator(ir_measures.providers.Evaluator):
         aggregators = {m: m.aggregator() for m in self.measures}
         for metric in metrics:
             aggregators[metric.measure].add(metric.value)
-        agg = {m: totals.get(m, a.result()) for m, a in aggregators.items()}
+        agg = {m: a.result() for m, a in aggregators.items()}
         return ir_measures.CalcResults(agg, metrics)
 
 
