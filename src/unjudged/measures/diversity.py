@@ -38,8 +38,6 @@ masks of the judged rankings follow (data/diversity.py).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from unjudged.data.diversity import MAX_GRADE, DiversityJudged, Subtopics, stop_probability, unpack
@@ -136,25 +134,28 @@ def _reciprocal(k: int) -> np.ndarray:
     return 1.0 / ranks(k)
 
 
-def _kernels(discount, what: str):
-    """(ideal-ideal normalised, ideal normalised) kernels of one cascade measure @k."""
-    def independent(j, cutoff=None, alpha=0.5, rel=1):
+class _Cascade:
+    """A cascade measure @k over the ideal-ideal value (ndeval's collection-independent
+    normalisation) or, dependent=True, over that of the greedy ideal ranking. A class rather
+    than a closure, so that measures travel to worker processes (pickle finds it by name)."""
+
+    def __init__(self, discount, dependent: bool, what: str) -> None:
+        self.discount, self.dependent = discount, dependent
+        self.__doc__ = f"{what}@k over " + ("that of the greedy ideal ranking." if dependent
+                                            else "the ideal-ideal value.")
+
+    def __call__(self, j, cutoff=None, alpha=0.5, rel=1):
         k = cutoff or DEPTH
-        return _cascade(j, k, alpha, discount, rel=rel) / _ideal_ideal(k, alpha, discount)
-
-    def dependent(j, cutoff=None, alpha=0.5, rel=1):
-        k = cutoff or DEPTH
-        return divide(_cascade(j, k, alpha, discount, rel=rel),
-                      _cascade(j, k, alpha, discount, True, rel))
-
-    independent.__doc__ = f"{what}@k over the ideal-ideal value (ndeval's collection-" \
-        "independent normalisation)."
-    dependent.__doc__ = f"{what}@k over that of the greedy ideal ranking."
-    return independent, dependent
+        value = _cascade(j, k, alpha, self.discount, rel=rel)
+        if self.dependent:
+            return divide(value, _cascade(j, k, alpha, self.discount, True, rel))
+        return value / _ideal_ideal(k, alpha, self.discount)
 
 
-alpha_dcg, alpha_ndcg = _kernels(_dcg_discount, "alpha-DCG: sum_r gain_r / log2(r + 1)")
-_err_ia, _nerr_ia = _kernels(_reciprocal, "ERR-IA: sum_r gain_r / r")
+_DCG = "alpha-DCG: sum_r gain_r / log2(r + 1)"
+_ERR = "ERR-IA: sum_r gain_r / r"
+alpha_dcg, alpha_ndcg = _Cascade(_dcg_discount, False, _DCG), _Cascade(_dcg_discount, True, _DCG)
+_err_ia, _nerr_ia = _Cascade(_reciprocal, False, _ERR), _Cascade(_reciprocal, True, _ERR)
 
 
 def err_ia(j, cutoff=None, alpha=0.5, form="ndeval", rel=1):
@@ -302,17 +303,21 @@ _SPECS = [
 
 
 
-def _per_sample(kernel):
+class _PerSample:
     """The kernel's (n,) values broadcast to the batch's leading axes: filled-in grades (the
-    bootstrap's samples) carry no subtopics, so every sample scores as the judged ranking."""
-    @functools.wraps(kernel)
-    def run(j, **kw):
-        return np.broadcast_to(kernel(j, **kw), j.grades.shape[:-1])
-    return run
+    bootstrap's samples) carry no subtopics, so every sample scores as the judged ranking.
+    A class rather than a closure, so that measures travel to worker processes."""
+
+    def __init__(self, kernel) -> None:
+        self.kernel = kernel
+        self.__doc__ = kernel.__doc__
+
+    def __call__(self, j, **kw):
+        return np.broadcast_to(self.kernel(j, **kw), j.grades.shape[:-1])
 
 
 for _name, _kernel, _aliases, _params, _text, _cite in _SPECS:
-    register(MeasureSpec(_name, _per_sample(_kernel),
+    register(MeasureSpec(_name, _PerSample(_kernel),
                          _NDEVAL + _text + ". Binary subtopic judgments"
                          + (" (form='ndeval')" if FORM in _params else "")
                          + "; unjudged documents gain nothing.", params=_params, aliases=_aliases,

@@ -286,11 +286,15 @@ def _from_judged(j, name: str) -> np.ndarray:
     return out
 
 
-def _kernel(name: str):
-    def kernel(j, cutoff=None):
-        return _from_judged(j, name)
-    kernel.__name__ = name
-    return kernel
+class _Kernel:
+    """The kernel of one prefs measure; a class rather than a closure, so that measures
+    travel to worker processes (pickle finds it by name)."""
+
+    def __init__(self, name: str) -> None:
+        self.__name__ = name
+
+    def __call__(self, j, cutoff=None):
+        return _from_judged(j, self.__name__)
 
 
 _WHAT = {
@@ -335,7 +339,7 @@ def _canonical(name: str) -> str:
 for _name in NAMES:
     _count = _name.startswith("prefs_num")
     register(MeasureSpec(
-        _canonical(_name), _kernel(_name), _WHAT[_name] + _INPUT, aliases=(_name,),
+        _canonical(_name), _Kernel(_name), _WHAT[_name] + _INPUT, aliases=(_name,),
         aggregate="sum" if _count else "mean", integer=_count,
         bounded=None if _count else (0.0, 1.0), estimable=False, monotone=False,
         guaranteed=False, citation="trec_eval 10 (Buckley, 2008), m_" + _name + ".c"))
