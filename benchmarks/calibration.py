@@ -66,6 +66,7 @@ METHODS: list[tuple[str, dict[str, Any]]] = [
     ("no grow, cap=all", {"grow": False, "cap": "all"}),
     ("no grow", {"grow": False}),  # the default before normalisers grew by default
     ("default", {}),
+    ("default, each run alone", {"alone": True}),  # no --pool-runs
 ]
 TEXT = ("cranfield", "cacm", "cisi", "npl")
 POOL_MODELS = ("bm25", "ql-dir", "tfidf")
@@ -214,8 +215,10 @@ def resolved_methods() -> list[tuple[str, dict[str, Any]]]:
 
     out = []
     for label, kwargs in METHODS:
-        s = asdict(EstimateSettings(methods=("bootstrap",), **kwargs))
-        out.append((label, {k: v for k, v in s.items() if k != "policies"}))
+        alone = {"alone": kwargs["alone"]} if "alone" in kwargs else {}
+        s = asdict(EstimateSettings(methods=("bootstrap",),
+                                    **{k: v for k, v in kwargs.items() if k != "alone"}))
+        out.append((label, {**{k: v for k, v in s.items() if k != "policies"}, **alone}))
     return out
 
 
@@ -265,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--only", default=None, help="comma-separated: covid,logo,text,sampling")
+    ap.add_argument("--methods", default=None,
+                    help="semicolon-separated labels of METHODS to run (default: all)")
     ap.add_argument("--from-json", action="store_true",
                     help="only rewrite the markdown and the plot from --out-json's results")
     ap.add_argument("--pool-depths", default=None,
@@ -289,6 +294,14 @@ def main(argv: list[str] | None = None) -> int:
         POOL_DEPTHS = tuple(int(k) for k in args.pool_depths.split(","))
     if args.spreads:
         return spread_grid(args, b)
+    if args.methods:
+        global METHODS
+        wanted = [m.strip() for m in args.methods.split(";")]
+        unknown = sorted(set(wanted) - {label for label, _ in METHODS})
+        if unknown:
+            print(f"unknown method {unknown[0]!r}", file=sys.stderr)
+            return 2
+        METHODS = [m for m in METHODS if m[0] in wanted]
     args.out_json = args.out_json or str(HERE / "results" / "calibration.json")
     parts = {"covid": covid, "logo": logo, "text": text, "sampling": sampling}
     chosen = args.only.split(",") if args.only else list(parts)

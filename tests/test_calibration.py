@@ -184,3 +184,25 @@ def test_round1_few_runs():
     assert all(0.8 <= r["cover90"] <= 1.0 for r in rows if r["method"] == BOUND)
     # a bootstrap interval always lies inside [nonrel, upper], hence is narrower
     assert all(r["width90"] <= r["bound_width"] + 1e-12 for r in rows)
+
+
+def test_randomised_coverage_of_a_discrete_distribution():
+    # three values: the closed 90% interval is [min, max] and always holds a truth drawn from
+    # the same distribution; the randomised PIT covers it 90% of the time
+    from unjudged.experiments.calibration import (
+        coverage,
+        pit_bounds,
+        quantile_intervals,
+        randomised_coverage,
+    )
+
+    rng = np.random.default_rng(1)
+    values = np.array([0.0, 0.5, 1.0])
+    samples = rng.choice(values, size=(4000, 1), p=[0.2, 0.5, 0.3])
+    truths = rng.choice(values, size=3000, p=[0.2, 0.5, 0.3])
+    lohi = np.repeat(quantile_intervals(samples, [0.9]), truths.size, axis=0)
+    assert coverage(lohi, truths)[0] == 1.0
+    pit = pit_bounds(np.repeat(samples, truths.size, axis=1), truths)
+    assert abs(randomised_coverage(pit, [0.9])[0] - 0.9) < 0.01
+    # a truth outside every draw is never covered, one at the median always
+    assert randomised_coverage(np.array([[1.0, 1.0], [0.5, 0.5]]), [0.9]).tolist() == [0.5]

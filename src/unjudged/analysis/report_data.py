@@ -228,12 +228,14 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
                  b: int = 2000, seed: int = 0, baseline: str | None = None,
                  topic_panels: int = 3, top_topics: int = 10,
                  policies: Policies = Policies(), executor: Executor | None = None,
-                 inputs: Sequence[str] = (), draw: dict[str, Any] | None = None) -> ReportData:
+                 inputs: Sequence[str] = (), draw: dict[str, Any] | None = None,
+                 pool_runs: Sequence[Run] | None = None) -> ReportData:
     """Compute the report of `runs` against `qrels`: per measure a leaderboard and pairwise
     tests, the per-topic bootstrap of the best `topic_panels` runs (first measure), the topics
     with the most unjudged documents, judgment statistics and coverage by rank band. `inputs`
     are file paths listed with their sha256; `draw` other bootstrap settings (EstimateSettings'
-    prior, spread, ...).
+    prior, spread, ...); `pool_runs` the runs that define the prior's pool context (default:
+    each run alone, so a run's row does not depend on the others in the report).
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
@@ -261,7 +263,7 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
     anames = [m.name for m in assess]
     draws = {"interval": LEVEL, **(draw or {})}
     est = estimate_runs(runs, qrels, ms, b=b, seed=seed, policies=policies, executor=executor,
-                        desc="bootstrap", **draws)
+                        desc="bootstrap", pool_runs=pool_runs, **draws)
     res = strategy_results(est, "nonrel")  # trec_eval's scores, computed with the estimates
     judged = score(runs, qrels, assess, policies)
     boards, pairs, orders = {}, {}, {}
@@ -273,12 +275,12 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
                          if row["measure"] == m.name]
     k0 = anames.index(assessment_name(ms[0]))
     # The panels need every sample; re-estimating the few best runs (first measure only) with
-    # the same seed and the same model of all runs gives the same numbers as above at a
-    # fraction of the memory.
+    # the same seed and the same pool context gives the same numbers as above at a fraction
+    # of the memory.
     best = [r["run"] for r in boards[ms[0].name][:topic_panels]]
     chosen = sorted((r for r in runs if r.name in best), key=lambda r: best.index(r.name))
     panels = estimate_runs(chosen, qrels, ms[:1], b=b, seed=seed, policies=policies,
-                           keep_samples=True, context=est.context, **draws) if chosen else None
+                           keep_samples=True, pool_runs=pool_runs, **draws) if chosen else None
     # most uncertain first; equal spreads (often 0 but for float noise: fully judged topics)
     # in natural topic order
     panel_orders = [np.lexsort((natural_ranks(r.topics),

@@ -27,6 +27,27 @@ def run_options(fn):
     return fn
 
 
+POOL_RUNS = click.option(
+    "--pool-runs", "pool_runs", multiple=True, metavar="RUNS",
+    help="Runs (files, directories or globs; repeat the option for more) that define the pool "
+    "context: the position prior's features and the unjudged documents whose drawn grades grow "
+    "the normalisers. Without it each run's context is the qrels and that run alone, so a "
+    "run's estimate never depends on the other runs passed beside it (pass the same runs "
+    "here as positionally to let them inform each other).")
+
+
+def pool_runs_of(sources, qrels, policies: Policies | None = None) -> list | None:
+    """The --pool-runs, read with the command's ties (their ranks are the prior's
+    features); None when none was named."""
+    if not sources:
+        return None
+    from unjudged.io.runs import iter_runs
+
+    ties = (policies or Policies()).ties
+    return list(iter_runs(list(sources), ties=ties, qrels=qrels, names="file",
+                          notify=lambda message: None))
+
+
 class Notes:
     """Prints notes and warnings on stderr; under --strict each one is an error instead."""
 

@@ -19,7 +19,7 @@ from unjudged.cli._base import (
     policy_options,
     write_output,
 )
-from unjudged.cli._runs import baseline_name, cli_runs, run_options
+from unjudged.cli._runs import POOL_RUNS, baseline_name, cli_runs, pool_runs_of, run_options
 from unjudged.policies import NameMode
 
 
@@ -45,9 +45,10 @@ from unjudged.policies import NameMode
 @policy_options
 @run_options
 @executor_options
+@POOL_RUNS
 def report_cmd(qrels, runs, measures, output, png_dir, tables_dir, baseline, topic_panels,
                top_topics, b, seed, complete, rel_level, depth, ties, negative, names, strict,
-               jobs, dask) -> None:
+               jobs, dask, pool_runs) -> None:
     """Write one self-contained HTML report on RUNS against QRELS: leaderboard with bounds
     and bootstrap intervals, pairwise tests, per-topic uncertainty, judgment statistics and
     coverage, and a reproducibility footer."""
@@ -62,7 +63,7 @@ def report_cmd(qrels, runs, measures, output, png_dir, tables_dir, baseline, top
                             baseline=baseline, topic_panels=topic_panels,
                             top_topics=top_topics, policies=pol, executor=ex,
                             png_dir=png_dir, tables_dir=tables_dir, command=command,
-                            names=names, strict=strict)
+                            names=names, strict=strict, pool_runs=list(pool_runs))
     click.echo(f"unjudged: wrote {path}", err=True)
 
 
@@ -76,7 +77,8 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
                  b: int = 10_000, seed: int = 0, baseline: str | None = None,
                  topic_panels: int = 3, top_topics: int = 10, policies=None, executor=None,
                  png_dir: str | None = None, tables_dir: str | None = None,
-                 command: str = "", names: NameMode = "tag", strict: bool = False) -> str:
+                 command: str = "", names: NameMode = "tag", strict: bool = False,
+                 pool_runs: list[str] | None = None) -> str:
     """Read the inputs, compute and write the report to `output` (atomically, after all else
     succeeded); the PNG and table folders are written only then too. Returns `output`."""
     from unjudged import __version__
@@ -99,7 +101,8 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
     inputs = [p for p in [qrels] + [r.source for r in loaded] if os.path.isfile(p)]
     data = build_report(loaded, q, measures, b=b, seed=seed, baseline=baseline,
                         topic_panels=topic_panels, top_topics=top_topics, policies=pol,
-                        executor=executor, inputs=inputs)
+                        executor=executor, inputs=inputs,
+                        pool_runs=pool_runs_of(pool_runs, q, pol))
     meta = {"command": command, "version": __version__, "seed": seed, "b": b,
             "inputs": data.inputs}
     figures = len(data.measures) + 2 + (len(data.panels.runs) if data.panels else 0)

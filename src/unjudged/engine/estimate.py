@@ -11,6 +11,7 @@ import numpy as np
 from unjudged.data.diversity import judge_diversity, needs_subtopics
 from unjudged.data.judged import PAD, Judged, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
+from unjudged.data.topic_order import natural_key
 from unjudged.data.run import Run
 from unjudged.engine.results import (
     aggregate,
@@ -168,6 +169,9 @@ class Estimates:
     context: DrawContext | None = None
     #: whether the drawn relevant documents grew the normalisers
     grow: bool = False
+    #: which runs defined the pool context of the prior and of the grown normalisers
+    #: (Reference.label): "each run alone", or the --pool-runs
+    reference: str = ""
 
     def rows(self, per_topic: bool = True) -> Iterable[dict[str, Any]]:
         """One dict per (run, topic, measure, column): `value`, or a random strategy's
@@ -178,7 +182,9 @@ class Estimates:
             totals = {m: r.summary(m) for m in methods if m in r.points}
             spread = {m: run_variance(v, r.shared[m], r.measures)
                       for m, v in r.variances.items()}
-            topics = list(enumerate(r.topics)) if per_topic else []
+            # topics in natural order (2 before 10), as every table lists them
+            topics = sorted(enumerate(r.topics), key=lambda x: natural_key(x[1])) \
+                if per_topic else []
             for t, topic in topics + [(None, "all")]:
                 for i, m in enumerate(r.measures):
                     for method in methods:
@@ -449,8 +455,14 @@ def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure], *,
                   b: int = 10_000, seed: int = 0, point: str = "mean",
                   policies: Policies = Policies(), keep_samples: bool = False, workers: int = 1,
                   executor: Executor | None = None, desc: str | None = None,
-                  context: DrawContext | None = None, **draw: Any) -> Estimates:
+                  context: DrawContext | None = None, pool_runs: Sequence[Run] | None = None,
+                  **draw: Any) -> Estimates:
     """estimate_run for each run, on `executor` (unjudged.parallel; default: this process).
+
+    `pool_runs` are the runs that define the pool context (the position prior's features, the
+    documents whose drawn grades grow the normalisers); without them each run's context is
+    the qrels and that run alone. A run's rows never depend on the other runs estimated with
+    it (see Reference).
 
     `workers` > 1 without an executor spreads the runs over that many local processes. Every
     random stream belongs to one (run, topic) pair, so the output is the same on every
@@ -473,9 +485,9 @@ def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure], *,
     if executor is None and workers > 1:
         with ProcessExecutor(workers) as ex:
             return estimate_all(runs, qrels, measures, settings, executor=ex, desc=desc,
-                                context=context)
+                                context=context, pool_runs=pool_runs)
     return estimate_all(runs, qrels, measures, settings, executor=executor, desc=desc,
-                        context=context)
+                        context=context, pool_runs=pool_runs)
 
 
 @dataclass(frozen=True)
@@ -496,6 +508,64 @@ class _Shared:
     pools: dict[tuple[str, ...], Pool]
     settings: EstimateSettings
     context: DrawContext
+    reference: Reference | None = None
+
+
+def run_print(run: Run) -> bytes:
+    """A digest of what a run's draws read of it: its topics and ranked documents (not
+    its name or scores, which change no feature of the prior)."""
+    import hashlib
+
+    from unjudged.strategies.keys import string_keys
+
+    h = hashlib.blake2b(digest_size=16)
+    h.update("\0".join(run.topics).encode("utf-8", "surrogatepass"))
+    h.update(np.asarray(run.offsets, dtype=np.int64).tobytes())
+    h.update(string_keys(run.docno).tobytes())
+    return h.digest()
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The runs that define the pool context of every estimate: the position prior's
+    features and fit, and the unjudged documents whose drawn grades grow the normalisers.
+
+    A run's estimate depends only on the qrels, the run, these runs, the options and the
+    seed, never on which other runs are estimated beside it: a run that is one of `runs`
+    (the same ranked documents) draws from their shared context; any other run from the
+    context of `runs` and itself; with no `runs`, from its own.
+    """
+
+    runs: tuple[Run, ...] = ()
+    context: DrawContext | None = None
+    prints: frozenset[bytes] = frozenset()
+
+    @classmethod
+    def of(cls, pool_runs: Sequence[Run] | None, qrels: Qrels, measures: list[Measure],
+           settings: EstimateSettings) -> Reference:
+        runs = tuple(pool_runs or ())
+        if not runs:
+            return cls()
+        return cls(runs, draw_context(runs, qrels, measures, settings),
+                   frozenset(run_print(r) for r in runs))
+
+    @property
+    def label(self) -> str:
+        n = len(self.runs)
+        return "each run alone" if not n else f"{n} pool run{'s' * (n != 1)} (--pool-runs)"
+
+    def member(self, run: Run) -> bool:
+        return self.context is not None and run_print(run) in self.prints
+
+    def context_for(self, run: Run, qrels: Qrels, measures: list[Measure],
+                    settings: EstimateSettings) -> DrawContext:
+        if self.context is not None and run_print(run) in self.prints:
+            return self.context
+        return draw_context([*self.runs, run], qrels, measures, settings)
+
+    def without_runs(self) -> Reference:
+        """What a worker needs when every run it estimates is one of the pool runs."""
+        return Reference((), self.context, self.prints) if self.runs else self
 
 
 def draw_context(runs: Sequence[Run], qrels: Qrels, measures: list[Measure],
@@ -563,8 +633,11 @@ def _shares_context(settings: EstimateSettings) -> bool:
 
 def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
                  settings: EstimateSettings, *, executor: Executor | None = None,
-                 desc: str | None = None, context: DrawContext | None = None) -> Estimates:
-    """estimate_runs with its settings as one object.
+                 desc: str | None = None, context: DrawContext | None = None,
+                 pool_runs: Sequence[Run] | None = None) -> Estimates:
+    """estimate_runs with its settings as one object. A `context` (draw_context of some
+    runs) serves every run as it is; otherwise each run's comes from `pool_runs` and the run
+    (Reference).
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
@@ -585,12 +658,18 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
             pools[key] = Pool.build(qrels, list(key), policies.negative)
         return key
 
+    reference = None
     if context is None and _shares_context(settings):
-        # the position prior and growing normalisers look at every run at once: the runs are
-        # then all held in memory (otherwise they stream through, one at a time)
-        runs = list(runs)
-        context = draw_context(runs, qrels, measures, settings)
-    context = context or DrawContext()
+        reference = Reference.of(pool_runs, qrels, measures, settings)
+        _note_reference(reference, settings)
+    if any(STRATEGIES[m].uses_prior for m in settings.methods):
+        note_qrels(qrels, settings.policies.rel_level)
+    shared_context = context or (reference.context if reference else None) or DrawContext()
+
+    def context_of(run: Run) -> DrawContext:
+        return reference.context_for(run, qrels, measures, settings) if reference else \
+            shared_context
+
     if executor is None or isinstance(executor, SerialExecutor):
         # one run at a time, as they are read, so only one is ever held in memory
         from unjudged.parallel import progress_bar
@@ -599,24 +678,85 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         with progress_bar(None, desc, unit="runs") as bar:
             for run in runs:
                 out.append(estimate_with(run, qrels, measures, settings,
-                                         pool=pools[pool_of(run)], context=context))
+                                         pool=pools[pool_of(run)], context=context_of(run)))
                 bar.update()
     else:
         runs = list(runs)
         for run in runs:
             pool_of(run)
+        if reference is not None and all(reference.member(r) for r in runs):
+            reference = reference.without_runs()  # the pool runs need not travel
         out = executor.map(_estimate_task, runs, desc=desc, chunksize=1,
-                           shared=_Shared(qrels, measures, pools, settings, context))
+                           shared=_Shared(qrels, measures, pools, settings, shared_context,
+                                          reference))
     label = (settings.prior if settings.estimates is None
              else f"{ESTIMATES}:{estimates_name(settings.estimates)}")
     return Estimates(out, settings.methods, label, settings.b, settings.seed,
-                     settings.point, settings.interval, context, bool(settings.grow))
+                     settings.point, settings.interval, shared_context, bool(settings.grow),
+                     _reference_label(reference, settings))
+
+
+def _reference_label(reference: Reference | None, settings: EstimateSettings) -> str:
+    from unjudged.strategies.position import MIN_RUNS
+
+    if reference is None:
+        return ""
+    fell = settings.prior == "position" and len(reference.runs) + 1 < MIN_RUNS
+    return reference.label + ("; fewer than 5 runs: the topics' relevance rates" * fell)
+
+
+def _note_reference(reference: Reference, settings: EstimateSettings) -> None:
+    """Say which runs define the pool context, and when the position prior, seeing fewer
+    than MIN_RUNS of them, falls back to the topics' relevance rates."""
+    from unjudged.errors import note
+    from unjudged.strategies.position import MIN_RUNS
+
+    if settings.prior != "position":
+        return
+    n = len(reference.runs)
+    if n + 1 < MIN_RUNS:
+        seen = "no --pool-runs: each run is its own pool context" if not n else \
+            f"{n} --pool-runs (with the run itself {n + 1})"
+        note(f"position prior: {seen}, fewer than {MIN_RUNS} runs to tell the documents "
+             "many runs agree on from the rest, so every unjudged document draws from its "
+             "topic's relevance rate among the judged documents (as --prior pool); name the "
+             "runs that define the pool with --pool-runs")
+
+
+def note_qrels(qrels: Qrels, rel_level: int = 1) -> None:
+    """Say when the qrels cannot teach a prior what an unjudged document is: topics whose
+    judged documents are all relevant (relevant-only qrels, such as many converted classic
+    collections), and topics without a judged document."""
+    from unjudged.errors import note
+
+    n = len(qrels.topics)
+    if n == 0:
+        return
+    g = qrels.key_grades.astype(np.int64)
+    t = qrels.key_topic
+    judged = np.bincount(t[g >= 0], minlength=n)
+    nonrel = np.bincount(t[(g >= 0) & (g < rel_level)], minlength=n)
+    empty = int((judged == 0).sum())
+    only_rel = int(((judged > 0) & (nonrel == 0)).sum())
+    if only_rel:
+        which = "the qrels hold no non-relevant judgment" if only_rel == n else \
+            f"{only_rel} of {n} topics have no non-relevant judgment"
+        note(f"{which}: every prior learns how often unjudged documents are relevant from "
+             "the judged ones, so there they are drawn relevant almost surely and estimates "
+             "sit at the upper bound; qrels that list only relevant documents need their "
+             "non-relevant judgments (or --prior with an outside estimate) to say more")
+    if empty:
+        note(f"{empty} of {n} topics have no judged document: nothing says how often their "
+             "unjudged documents are relevant (the position prior puts them at even odds "
+             "before its shared slopes; the pool and run priors draw grade 0)")
 
 
 def _estimate_task(shared: _Shared, run: Run) -> RunEstimate:
     key = tuple(evaluated_topics(run, shared.qrels, shared.settings.policies.complete))
+    context = shared.context if shared.reference is None else \
+        shared.reference.context_for(run, shared.qrels, shared.measures, shared.settings)
     return estimate_with(run, shared.qrels, shared.measures, shared.settings,
-                         pool=shared.pools[key], context=shared.context)
+                         pool=shared.pools[key], context=context)
 
 
 def strategy_results(est: Estimates, method: str):
@@ -643,7 +783,7 @@ def strategy_results(est: Estimates, method: str):
 def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] | None = None,
              prior: str = DEFAULT_PRIOR, b: int = 10_000, seed: int = 0, point: str = "mean",
              per_topic: bool = True, policies: Policies | None = None, names: NameMode = "tag",
-             **policy_kw: Any):
+             pool_runs: Any = None, **policy_kw: Any):
     """Scores under each strategy for unjudged documents, as a tidy DataFrame.
 
     Columns run, topic ("all" for the run level), measure, method (nonrel, condensed, upper,
@@ -652,7 +792,9 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] | N
     `prior` is pool, run or pool+run; `b` the number of bootstrap iterations; `point` the
     bootstrap's point estimate (mean, mode, median, q0.75); "estimates:FILE" as the prior draws
     from relevance estimates made elsewhere (unjudged.strategies.external). `runs` and `names`
-    are taken as by `evaluate` (e.g. a dict {name: run}). Other keywords are EstimateSettings'
+    are taken as by `evaluate` (e.g. a dict {name: run}); `pool_runs` (taken the same way)
+    are the runs that define the prior's pool context (default: each run alone; Reference).
+    Other keywords are EstimateSettings'
     draw options (interval, spread, shared_spread, empty_run, grow, cap, trust) or Policies'
     fields.
 
@@ -669,8 +811,10 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] | N
     pol = policies_from(policies, policy_kw)
     q = read_qrels(qrels)
     ms = parse_measures(measures)
+    pool = None if pool_runs is None else list(_as_runs(pool_runs, pol.ties, q, "file"))
     est = estimate_runs(_as_runs(runs, pol.ties, q, names), q, ms, methods=methods,
-                        prior=prior, b=b, seed=seed, point=point, policies=pol, **draw)
+                        prior=prior, b=b, seed=seed, point=point, policies=pol,
+                        pool_runs=pool, **draw)
     return est.to_pandas(per_topic=per_topic)
 
 

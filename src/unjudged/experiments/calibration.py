@@ -161,6 +161,44 @@ def coverage(lohi: np.ndarray, truth: np.ndarray) -> np.ndarray:
     return ((lohi[..., 0] - EPS <= t) & (t <= lohi[..., 1] + EPS)).mean(axis=0)
 
 
+def pit_bounds(samples: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """(..., 2) the distribution function of `samples` (axis 0) just below and at each
+    truth (within EPS): the randomised PIT lies uniformly between them.
+
+    Example:
+        >>> pit_bounds(np.array([[0.0], [0.5], [0.5], [1.0]]), np.array([0.5])).tolist()
+        [[0.25, 0.75]]
+    """
+    below = (samples < truth - EPS).mean(axis=0)
+    at = (samples <= truth + EPS).mean(axis=0)
+    return np.stack([below, at], axis=-1)
+
+
+def randomised_coverage(pit: np.ndarray, levels: Sequence[float]) -> np.ndarray:
+    """Per level, the expected share of truths inside a randomised central interval: a
+    truth whose PIT lies uniformly in [F(y-), F(y)] (`pit` (n, 2)) is inside the level-c
+    interval with the probability that the PIT falls in [(1 - c)/2, (1 + c)/2]. A discrete
+    distribution's closed interval [min, max] holds a truth sitting on an end always; the
+    randomised one only as often as the mass there says (calibrated distributions give c).
+
+    Example:
+        >>> randomised_coverage(np.array([[0.0, 1.0], [0.5, 0.5], [0.99, 1.0]]), [0.9]).round(3)
+        array([0.633])
+    """
+    if pit.shape[0] == 0:
+        return np.full(len(levels), np.nan)
+    lo, hi = pit[:, 0], pit[:, 1]
+    out = []
+    for c in levels:
+        a, b = (1 - c) / 2, (1 + c) / 2
+        span = hi - lo
+        inside = np.clip(np.minimum(hi, b) - np.maximum(lo, a), 0, None) / np.where(
+            span > 0, span, 1.0)
+        point = ((a <= lo) & (lo <= b)).astype(float)
+        out.append(float(np.mean(np.where(span > 0, inside, point))))
+    return np.array(out)
+
+
 def mean_width(lohi: np.ndarray) -> np.ndarray:
     """Mean width per level of (n, levels, 2) intervals; NaN when n = 0.
 
@@ -199,6 +237,10 @@ class Calibration:
     run_ok: dict[str, np.ndarray] = field(default_factory=dict)
     run_point: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     run_lohi: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    #: (runs, topics, measures, 2) and (runs, measures, 2): the randomised PIT's range of
+    #: every truth under each method's distribution (pit_bounds)
+    pit: dict[str, np.ndarray] = field(default_factory=dict)
+    run_pit: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
 
@@ -218,6 +260,8 @@ class Calibration:
         out.run_ok = {k: v[keep] for k, v in self.run_ok.items()}
         out.run_point = {k: v[keep] for k, v in self.run_point.items()}
         out.run_lohi = {k: v[keep] for k, v in self.run_lohi.items()}
+        out.pit = {k: v[keep] for k, v in self.pit.items()}
+        out.run_pit = {k: v[keep] for k, v in self.run_pit.items()}
         return out
 
     def kept(self, mode: str) -> np.ndarray:
@@ -278,10 +322,12 @@ def calibrate_blocks(blocks: Sequence[tuple[Sequence[Run], Qrels]], truth: Qrels
     labels = [label for label, _ in methods]
     if len(set(labels)) != len(labels) or BOUND in labels:
         raise InvalidOptionError(f"method labels must be distinct (and not {BOUND!r})")
-    settings = []
+    settings, alone = [], []
     known = {f.name for f in fields(EstimateSettings)}
     for label, kwargs in methods:
         kwargs = dict(kwargs)
+        # "alone": each run estimated without --pool-runs (its own pool context)
+        alone.append(bool(kwargs.pop("alone", False)))
         unknown = sorted(set(kwargs) - known)
         if unknown:
             raise InvalidOptionError(f"method {label!r}: {unknown[0]!r} is not an estimate "
@@ -316,10 +362,12 @@ def calibrate_blocks(blocks: Sequence[tuple[Sequence[Run], Qrels]], truth: Qrels
                       bounds=np.full(shape + (2,), np.nan))
     for n in order:
         _truth_into(cal, rix[n], truth_of[n], tix, depths)
-    for (label, _), s in zip(methods, settings, strict=True):
+    for (label, _), s, own in zip(methods, settings, alone, strict=True):
         cal.point[label] = np.full(shape, np.nan)
         cal.lohi[label] = np.full(shape + (len(levels), 2), np.nan)
+        cal.pit[label] = np.full(shape + (2,), np.nan)
         for mode in MODES:
+            cal.run_pit[(label, mode)] = np.full((len(order), len(ms), 2), np.nan)
             cal.run_point[(label, mode)] = np.full((len(order), len(ms)), np.nan)
             cal.run_lohi[(label, mode)] = np.full((len(order), len(ms), len(levels), 2), np.nan)
         for b_i, (runs, pool) in enumerate(blocks):
@@ -329,7 +377,8 @@ def calibrate_blocks(blocks: Sequence[tuple[Sequence[Run], Qrels]], truth: Qrels
             if len(blocks) > 1:
                 desc += f" ({b_i + 1}/{len(blocks)})"
             est = estimate_all(runs, pool, ms, s, executor=executor, desc=desc,
-                               context=_context(model_runs, pool, ms, s))
+                               context=None if own else _context(model_runs, pool, ms, s),
+                               pool_runs=None if own else runs)  # unless model_runs
             for r in est.runs:
                 if r.run not in rix:
                     continue
@@ -390,10 +439,11 @@ def _estimate_into(cal: Calibration, label: str, r: int, est: Any, tix: dict[str
     samples = est.samples  # (b, topics, measures)
     cal.point[label][r, cols] = est.point
     cal.lohi[label][r, cols] = quantile_intervals(samples, cal.levels)
+    cal.pit[label][r, cols] = pit_bounds(samples, cal.truth[r, cols])
 
-    def drawn(sel: np.ndarray, i: int, m: Measure) -> np.ndarray:
+    def drawn(sel: np.ndarray, i: int, m: Measure, truth: float) -> tuple[np.ndarray, ...]:
         per_iter = aggregate(samples[:, sel, i], m.spec.aggregate, axis=1)
-        return quantile_intervals(per_iter, cal.levels)
+        return quantile_intervals(per_iter, cal.levels), pit_bounds(per_iter, np.asarray(truth))
 
     _runs_into(cal, label, r, cols, est.point, drawn)
 
@@ -401,7 +451,7 @@ def _estimate_into(cal: Calibration, label: str, r: int, est: Any, tix: dict[str
 def _runs_into(cal: Calibration, label: str, r: int, cols: np.ndarray, point: np.ndarray,
                interval: Any) -> None:
     """Run r's value per mode and measure (the aggregate of `point` over the kept topics)
-    and its intervals, interval(kept topics, measure index, measure)."""
+    and its intervals and PIT range, interval(kept topics, measure index, measure, truth)."""
     for mode in MODES:
         keep = cal.kept(mode)[r, cols]
         for i, m in enumerate(cal.measures):
@@ -409,7 +459,9 @@ def _runs_into(cal: Calibration, label: str, r: int, cols: np.ndarray, point: np
             if not sel.any():
                 continue
             cal.run_point[(label, mode)][r, i] = aggregate(point[sel, i], m.spec.aggregate)
-            cal.run_lohi[(label, mode)][r, i] = interval(sel, i, m)
+            truth = aggregate(cal.truth[r, cols[sel], i], m.spec.aggregate)
+            lohi, pit = interval(sel, i, m, truth)
+            cal.run_lohi[(label, mode)][r, i], cal.run_pit[(label, mode)][r, i] = lohi, pit
 
 
 def _moments_into(cal: Calibration, label: str, r: int, cols: np.ndarray, point: np.ndarray,
@@ -426,13 +478,30 @@ def _moments_into(cal: Calibration, label: str, r: int, cols: np.ndarray, point:
     cal.point[label][r, cols] = point
     for i, m in enumerate(cal.measures):
         cal.lohi[label][r, cols, i] = lohi(point[:, i], var[:, i], m.spec.bounded)
+        cal.pit[label][r, cols, i] = _normal_pit(point[:, i], var[:, i], cal.truth[r, cols, i])
 
-    def normal(sel: np.ndarray, i: int, m: Measure) -> np.ndarray:
+    def normal(sel: np.ndarray, i: int, m: Measure, truth: float) -> tuple[np.ndarray, ...]:
         value = aggregate(point[sel, i], m.spec.aggregate)
         spread = run_variance(var[sel, i:i + 1], shared[sel, i:i + 1], [m])[0]
-        return lohi(np.asarray(value), spread, m.spec.bounded)
+        return (lohi(np.asarray(value), spread, m.spec.bounded),
+                _normal_pit(np.asarray(value), np.asarray(spread), np.asarray(truth)))
 
     _runs_into(cal, label, r, cols, point, normal)
+
+
+def _normal_pit(mean: np.ndarray, var: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """(..., 2) the PIT of truths under normals (a point: both ends; no spread: 0, 1, or
+    the whole [0, 1] at the mean)."""
+    from scipy.stats import norm
+
+    sd = np.sqrt(np.maximum(var, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(sd > 0, (truth - mean) / np.where(sd > 0, sd, 1.0), 0.0)
+    u = norm.cdf(z)
+    flat = sd <= 0
+    lo = np.where(flat, (truth > mean + EPS).astype(float), u)
+    hi = np.where(flat, (truth >= mean - EPS).astype(float), u)
+    return np.stack([lo, hi], axis=-1)
 
 
 def _run_truths(cal: Calibration) -> None:
@@ -472,10 +541,11 @@ def columns(levels: Sequence[float] = LEVELS) -> list[str]:
     """The columns of `summary_rows`, in order."""
     names = [level_name(c) for c in levels]
     return (["collection", "truth", "measure", "method", "pairs"]
-            + [f"cover{n}" for n in names] + [f"width{n}" for n in names]
-            + ["rmse", "bound_width", "narrower90", "runs"]
-            + [f"run_cover{n}" for n in names] + [f"run_width{n}" for n in names]
-            + ["run_rmse", "run_bound_width"])
+            + [f"cover{n}" for n in names] + [f"rcover{n}" for n in names]
+            + [f"width{n}" for n in names]
+            + ["on_end90", "rmse", "bound_width", "narrower90", "runs"]
+            + [f"run_cover{n}" for n in names] + [f"run_rcover{n}" for n in names]
+            + [f"run_width{n}" for n in names] + ["run_rmse", "run_bound_width"])
 
 
 def summary_rows(cal: Calibration, mode: str = "complete") -> list[dict[str, Any]]:
@@ -507,6 +577,9 @@ def summary_rows(cal: Calibration, mode: str = "complete") -> list[dict[str, Any
             row: dict[str, Any] = {"collection": cal.collection, "truth": mode,
                                    "measure": m.name, "method": label, "pairs": int(sel.sum())}
             _fill(row, "", names, lohi, point, truth)
+            pit = cal.pit[label][..., i, :][sel] if label in cal.pit else None
+            _randomised(row, "", names, cal.levels, pit)
+            row["on_end90"] = _on_end(lohi, truth, cal.levels)
             row["bound_width"] = bound_width
             w90 = row.get("width90", np.nan)
             row["narrower90"] = (0.0 if label == BOUND else 1 - w90 / bound_width
@@ -514,6 +587,8 @@ def summary_rows(cal: Calibration, mode: str = "complete") -> list[dict[str, Any
             row["runs"] = int(ok.sum())
             _fill(row, "run_", names, cal.run_lohi[(label, mode)][ok, i],
                   cal.run_point[(label, mode)][ok, i], run_truth)
+            run_pit = cal.run_pit[(label, mode)][ok, i] if label in cal.pit else None
+            _randomised(row, "run_", names, cal.levels, run_pit)
             row["run_bound_width"] = run_bound_width
             rows.append(row)
     return rows
@@ -528,6 +603,23 @@ def _fill(row: dict[str, Any], prefix: str, names: list[str], lohi: np.ndarray,
         row[f"{prefix}width{n}"] = float(width[k])
     row[f"{prefix}rmse"] = float(np.sqrt(np.mean((point - truth) ** 2))) if truth.size \
         else float("nan")
+
+
+def _randomised(row: dict[str, Any], prefix: str, names: list[str],
+                levels: Sequence[float], pit: np.ndarray | None) -> None:
+    """Randomised coverage per level (NaN for the deterministic bound row)."""
+    cover = randomised_coverage(pit, levels) if pit is not None else np.full(len(names), np.nan)
+    for k, n in enumerate(names):
+        row[f"{prefix}rcover{n}"] = float(cover[k])
+
+
+def _on_end(lohi: np.ndarray, truth: np.ndarray, levels: Sequence[float]) -> float:
+    """Share of truths sitting on an end of their 90% interval (NaN without that level)."""
+    if 0.9 not in levels or truth.size == 0:
+        return float("nan")
+    k = list(levels).index(0.9)
+    lo, hi = lohi[:, k, 0], lohi[:, k, 1]
+    return float(np.mean((np.abs(truth - lo) <= EPS) | (np.abs(truth - hi) <= EPS)))
 
 
 def _mean(values: np.ndarray) -> float:

@@ -143,7 +143,7 @@ class _Scorer:
             return {}
         est = estimate_all(self.runs, qrels, ms, EstimateSettings(
             methods=("bootstrap",), b=self.b, seed=seed, policies=self.policies,
-            interval=LEVEL), executor=self.executor)
+            interval=LEVEL), executor=self.executor, pool_runs=self.runs)
         return {m.name: est.run_draws(i) for i, m in enumerate(ms)}
 
 

@@ -182,7 +182,7 @@ class Context:
                                                          self.measures, es)
                                   if es.grow else None)
         est = estimate_all(self.runs, self.u.qrels, self.measures, es, context=context,
-                           executor=self.executor, desc=self.desc)
+                           executor=self.executor, desc=self.desc, pool_runs=self.runs)
         return [PairMoments.of(est.run_draws(i)) for i in range(len(self.measures))]
 
     def moments(self) -> list[PairMoments]:

@@ -17,13 +17,15 @@ def _names(levels: Sequence[float]) -> list[str]:
 def _pair_columns(levels: Sequence[float]) -> list[str]:
     n = _names(levels)
     return (["collection", "truth", "measure", "method", "pairs"] + [f"cover{x}" for x in n]
-            + [f"width{x}" for x in n] + ["rmse", "bound_width", "narrower90"])
+            + [f"rcover{x}" for x in n] + [f"width{x}" for x in n]
+            + ["on_end90", "rmse", "bound_width", "narrower90"])
 
 
 def _run_columns(levels: Sequence[float]) -> list[str]:
     n = _names(levels)
     return (["collection", "truth", "measure", "method", "runs"] + [f"run_cover{x}" for x in n]
-            + [f"run_width{x}" for x in n] + ["run_rmse", "run_bound_width"])
+            + [f"run_rcover{x}" for x in n] + [f"run_width{x}" for x in n]
+            + ["run_rmse", "run_bound_width"])
 
 
 def render_calibration(rows: list[dict[str, Any]], columns: list[str],
@@ -42,8 +44,10 @@ def render_calibration(rows: list[dict[str, Any]], columns: list[str],
         return render_rows(rows, columns, fmt, decimals=4)
     pairs = render_rows(rows, _pair_columns(levels), lead=4, decimals=3,
                         title="per (run, topic) with unjudged documents within the measure's "
-                        "depth: coverage and mean width of each nominal interval, RMSE of the "
-                        "point estimate, mean width of [nonrel, upper], 1 - width90 / that")
+                        "depth: coverage (closed, and randomised: rcover) and mean width of "
+                        "each nominal interval, share of truths on an end of the 90% interval, "
+                        "RMSE of the point estimate, mean width of [nonrel, upper], "
+                        "1 - width90 / that")
     runs = render_rows(rows, _run_columns(levels), lead=4, decimals=3,
                        title="per run (mean over the topics the truth mode keeps)")
     return f"{head}{pairs}\n{runs}"

@@ -93,10 +93,16 @@ def _wide(rows: list[dict], est) -> str:
     # each reported strategy's note: the deterministic ones', then the random one's settings
     shown = sorted((STRATEGIES[n] for n in est.methods if n in STRATEGIES),
                    key=lambda s: s.random)
-    note = "".join(s.note.format(b=est.b, prior=est.prior, seed=est.seed, point=est.point,
+    note = "".join(s.note.format(b=est.b, prior=prior_label(est), seed=est.seed, point=est.point,
                                  interval=level, normalisers=normalisers(est.grow))
                    + "\n" for s in shown if s.note)
     return "\n".join(text) + "\n" + note
+
+
+def prior_label(est) -> str:
+    """The prior as notes name it, with the runs that defined its pool context."""
+    ref = getattr(est, "reference", "")
+    return f"{est.prior} [pool context: {ref}]" if ref else est.prior
 
 
 def normalisers(grow: bool) -> str:
@@ -158,7 +164,8 @@ def render_pairs(est, fmt: str = "table") -> str:
     lines += ["  ".join(c.ljust(w) if i < 3 else c.rjust(w)
                         for i, (c, w) in enumerate(zip(line, widths, strict=True))).rstrip()
               for line in body]
-    note = (f"# P(A > B): share of the {est.b} coupled bootstrap iterations (prior={est.prior}, "
+    note = (f"# P(A > B): share of the {est.b} coupled bootstrap iterations "
+            f"(prior={prior_label(est)}, "
             f"seed={est.seed}, normalisers {normalisers(est.grow)}) in which run A's score is "
             f"above run B's (unjudged documents only: the topics are fixed).\n")
     return "\n".join(lines) + "\n" + note
