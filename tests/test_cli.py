@@ -77,9 +77,21 @@ def test_measures_catalogue():
     assert one.startswith("nDCG   usage:") and "aliases: ndcg, ndcg_cut" in one
 
 
-def test_demo_runs_on_shipped_data():
+def test_demo_runs_on_shipped_data(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    # another user's symlink at the name older versions wrote to: never written through
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (tmp_path / "unjudged-demo-report.html").symlink_to(victim)
     result = CliRunner().invoke(main, ["demo"])
     assert result.exit_code == 0, result.output
+    assert victim.read_text() == "precious\n"
+    page = Path(result.stdout.splitlines()[-1])
+    assert page.parent == tmp_path and re.fullmatch(r"unjudged-demo-\w+-report\.html", page.name)
+    assert page.is_file() and not page.is_symlink() and page.stat().st_mode & 0o777 == 0o600
+    assert page.read_text().startswith("<!DOCTYPE html>")
     # headings and tables together on stdout, in order; stderr only progress lines (when slow)
     assert all(re.fullmatch(r"unjudged: \w[\w ]*: \d+(/\d+)?( \w+)?( \(\d+%\))?, \d+ s", x)
                for x in result.stderr.splitlines()), result.stderr

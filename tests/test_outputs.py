@@ -76,6 +76,35 @@ def test_symlink_stays_a_link_and_its_target_is_replaced(files, tmp_path):
     assert dangling.is_symlink() and (tmp_path / "data" / "new.tsv").read_text() == EXPECTED
 
 
+@pytest.mark.parametrize("anonymous", [True, False])
+def test_names_the_program_chooses_never_follow_a_symlink(tmp_path, monkeypatch, anonymous):
+    """follow_symlinks=False (caches, the demo's page): a planted symlink, dangling or not,
+    is refused and its target left alone; a FIFO is refused; a regular file is replaced by a
+    new file (not written into, so another name of it keeps its content)."""
+    monkeypatch.setattr(atomic, "USE_O_TMPFILE", anonymous)
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    link = tmp_path / "cache"
+    link.symlink_to(victim)
+    with pytest.raises(OutputError, match=r"cache: it is a symbolic link \(not followed\)$"):
+        write_file(link, "x", follow_symlinks=False)
+    link.unlink()
+    link.symlink_to(tmp_path / "new")
+    with pytest.raises(OutputError, match="not followed"):
+        write_file(link, "x", follow_symlinks=False)
+    assert victim.read_text() == "precious\n" and not (tmp_path / "new").exists()
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(OutputError, match="it is not a regular file"):
+        write_file(tmp_path / "fifo", "x", follow_symlinks=False)
+    plain = tmp_path / "plain"
+    plain.write_text("old\n")
+    os.link(plain, tmp_path / "other-name")
+    write_file(plain, "new\n", follow_symlinks=False)
+    assert plain.read_text() == "new\n" and (tmp_path / "other-name").read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "fifo", "other-name",
+                                                          "plain", "victim"]
+
+
 def test_fifo_reader_gets_every_byte(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

@@ -8,6 +8,7 @@ import os
 import time
 from collections import namedtuple
 
+import numpy as np
 import pytest
 
 from shared_data import DATA, need
@@ -147,6 +148,73 @@ def test_cache_reused_and_invalidated(tmp_path):
     assert corpus_index(p, cache=False).cache is None
 
 
+def test_cache_trusts_the_corpus_bytes_not_size_and_mtime(tmp_path, monkeypatch):
+    """An edit that keeps the size and the modification time is seen (the cache stores the
+    corpus's sha256); a cache whose arrays were altered is rebuilt, with a note."""
+    p = tmp_path / "c.tsv"
+    p.write_text("d1\twing lift\nd2\tlift drag\n")
+    first = corpus_index(p)
+    st = p.stat()
+    p.write_text("d1\twing LIFT\nd2\tdrag drag\n")  # same size
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    edited = corpus_index(p)
+    assert not edited.reused and edited.tf.toarray().tolist() == [[0, 1, 1], [2, 0, 0]]
+    # tamper with the arrays, keeping the key (the corpus's sha256) and the stored digest
+    with np.load(first.cache) as z:
+        saved = {k: z[k] for k in z.files}
+    saved["data"] = saved["data"] * 7
+    with open(first.cache, "wb") as fh:
+        np.savez(fh, **saved)
+    note = []
+    monkeypatch.setattr(index_mod, "note", note.append)
+    again = corpus_index(p)
+    assert not again.reused and again.tf.toarray().tolist() == [[0, 1, 1], [2, 0, 0]]
+    assert note == [f"the index cache {first.cache} is damaged (ValueError: its arrays do "
+                    "not match their sha256); rebuilding it"]
+    assert corpus_index(p).reused
+
+
+def test_cache_never_follows_a_planted_symlink(tmp_path, monkeypatch):
+    """Another user's symlink at the cache's name (in a shared corpus folder) is neither read
+    nor written through: the planted index is not loaded, the link's target is unchanged, and
+    the cache goes to the user's cache folder instead."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user"))
+    shared, elsewhere = tmp_path / "shared", tmp_path / "elsewhere"
+    shared.mkdir()
+    elsewhere.mkdir()
+    p = shared / "c.tsv"
+    p.write_text("d1\twing lift\n")
+    name = corpus_index(p).cache.name
+    (shared / name).unlink()
+    # a planted index: a real cache of this very corpus's bytes but other counts
+    decoy = elsewhere / "c.tsv"
+    decoy.write_text("d1\twing lift\n")
+    planted = corpus_index(decoy).cache
+    with np.load(planted) as z:
+        saved = {k: z[k] for k in z.files}
+    saved["data"] = saved["data"] * 9
+    saved["digest"] = np.array(index_mod._digest(saved))
+    with open(planted, "wb") as fh:
+        np.savez(fh, **saved)
+    before = planted.read_bytes()
+    (shared / name).symlink_to(planted)
+    notes = []
+    monkeypatch.setattr(index_mod, "note", notes.append)
+    ix = corpus_index(p)
+    assert not ix.reused and ix.tf.toarray().tolist() == [[1, 1]]
+    assert planted.read_bytes() == before and (shared / name).is_symlink()
+    assert ix.cache.parent == tmp_path / "user" / "unjudged"
+    assert notes == [f"the index cache {shared / name} is a symbolic link; not used",
+                     f"the index cache {shared / name} is a symbolic link; not replaced"]
+    # a dangling symlink: not created through either
+    (shared / name).unlink()
+    (shared / name).symlink_to(tmp_path / "created-by-us")
+    ix.cache.unlink()
+    again = corpus_index(p)
+    assert not again.reused and again.cache == ix.cache
+    assert not (tmp_path / "created-by-us").exists()
+
+
 def test_cranfield_index_and_cache(tmp_path):
     """Real collection: 1400 documents; the second run loads the cache, no re-tokenising."""
     corpus = need(DATA / "cranfield-noramtboraas" / "cran.all.1400")
@@ -234,10 +302,10 @@ def test_cache_falls_back_to_user_cache(tmp_path, monkeypatch):
 
     real = atomic.open_output
 
-    def refuse(path):
+    def refuse(path, **kw):
         if os.path.samefile(os.path.dirname(path), corpus_dir):
             raise OutputError(str(path), "read-only file system")
-        return real(path)
+        return real(path, **kw)
 
     monkeypatch.setattr(atomic, "open_output", refuse)
     first = corpus_index(p)

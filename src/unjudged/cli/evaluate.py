@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 
 import click
 
@@ -331,8 +330,9 @@ DEMO_PLAN = 10  #: documents the demo's plan proposes
 @click.option("-m", "--measure", "measures", multiple=True,
               default=("nDCG@10", "P@5", "Bpref", "AP", "Judged@10"), show_default=True)
 @click.option("--report", "report_path", default=None,
-              help="Where the demo's HTML report is written [default: "
-              "unjudged-demo-report.html in the system's temporary folder].")
+              help="Where the demo's HTML report is written [default: a new file "
+              "unjudged-demo-XXXXXXXX-report.html in the system's temporary folder, its "
+              "path printed].")
 def demo_cmd(measures, report_path) -> None:
     """Evaluate the TREC-COVID round-1 example shipped with the package."""
     from unjudged.data.examples import example_paths
@@ -375,10 +375,14 @@ def demo_cmd(measures, report_path) -> None:
     write_output(render_documents(chosen.rows(), "table"), None)
     from unjudged.cli.report import write_report
 
-    # the same example as one page (unjudged report), written where the user stands
-    # the temporary folder by default: a demo (or a test running it) leaves the checkout clean
-    path = os.path.abspath(report_path or os.path.join(tempfile.gettempdir(),
-                                                       "unjudged-demo-report.html"))
+    # the same example as one page (unjudged report). By default a new file of this user's
+    # in the temporary folder (the checkout stays clean): a fixed name there could be another
+    # user's symlink, or another clone's page
+    if report_path is None:
+        from unjudged.io.atomic import fresh_file
+
+        report_path = fresh_file("unjudged-demo-", "-report.html")  # written over below
+    path = os.path.abspath(report_path)
     write_report(qrels, runs, ["nDCG@10", "P@5"], path, b=DEMO_B, seed=0,
                  command=f"unjudged report {qrels} {' '.join(runs)} -m nDCG@10 -m P@5 "
                  f"-b {DEMO_B} -o {path}")

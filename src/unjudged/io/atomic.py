@@ -83,8 +83,10 @@ def reason(exc: OSError) -> str:
     return _REASONS.get(exc.errno or 0) or (exc.strerror or str(exc)).lower()
 
 
-def write_file(path: str | os.PathLike[str], data: bytes | memoryview | str) -> None:
-    """Write all of `data` (text is UTF-8) to `path` by the rules of this module.
+def write_file(path: str | os.PathLike[str], data: bytes | memoryview | str, *,
+               follow_symlinks: bool = True) -> None:
+    """Write all of `data` (text is UTF-8) to `path` by the rules of this module
+    (`follow_symlinks` as for open_output).
 
     Example:
         >>> import tempfile, os
@@ -100,7 +102,7 @@ def write_file(path: str | os.PathLike[str], data: bytes | memoryview | str) -> 
         sys.stdout.write(data)  # through sys.stdout, so that a captured stdout captures it
         sys.stdout.flush()
         return
-    with open_output(path) as fh:
+    with open_output(path, follow_symlinks=follow_symlinks) as fh:
         if isinstance(data, str):
             for start in range(0, len(data), _CHUNK):  # never a second copy of a large text
                 fh.write(data[start:start + _CHUNK].encode("utf-8"))
@@ -108,10 +110,40 @@ def write_file(path: str | os.PathLike[str], data: bytes | memoryview | str) -> 
             fh.write(data)
 
 
+def fresh_file(prefix: str, suffix: str, folder: str | None = None) -> str:
+    """A new empty file of this user's (O_EXCL, mode 0600) with a unique name in `folder` (the
+    system's temporary folder by default), for an output whose name the program chooses in a
+    folder others write to: never another user's file or symlink, never another run's.
+
+    Example:
+        >>> import tempfile, os
+        >>> where = tempfile.mkdtemp()
+        >>> a, b = fresh_file("x-", ".html", where), fresh_file("x-", ".html", where)
+        >>> a != b, os.path.getsize(a), oct(os.stat(a).st_mode & 0o777)
+        (True, 0, '0o600')
+    """
+    import tempfile
+
+    try:
+        fd, path = tempfile.mkstemp(suffix, prefix, folder)
+    except OSError as exc:
+        raise OutputError(os.path.join(folder or tempfile.gettempdir(), prefix + "*" + suffix),
+                          reason(exc)) from None
+    os.close(fd)
+    return path
+
+
 @contextmanager
-def open_output(path: str | os.PathLike[str]) -> Iterator[Any]:
+def open_output(path: str | os.PathLike[str], *, follow_symlinks: bool = True
+                ) -> Iterator[Any]:
     """A binary file to write `path`'s new content to; it takes effect when the block ends
     without an exception and is discarded otherwise. OS errors become an OutputError.
+
+    `follow_symlinks=False` is for names the program chooses itself in folders others may
+    write to (caches, the demo's page): `path` must be absent or a regular file, never a
+    symlink, device or FIFO (an OutputError otherwise); a new file is created beside it with
+    O_EXCL and renamed over the name itself, so no other file is ever written through it, and
+    an existing file's owner and mode are not carried over.
 
     Example:
         >>> import tempfile, os
@@ -122,7 +154,7 @@ def open_output(path: str | os.PathLike[str]) -> Iterator[Any]:
         b'abc'
     """
     name = os.fspath(path)
-    sink = _sink(name)
+    sink = _sink(name) if follow_symlinks else _own_sink(name)
     try:
         sink.open()
         yield sink.fh
@@ -252,6 +284,26 @@ def _sink(path: str) -> _Sink:
     if stat.S_ISSOCK(st.st_mode):
         return _Socket(path)
     return _Stream(path)
+
+
+def _own_sink(path: str) -> _Sink:
+    """The sink of open_output(follow_symlinks=False): a new file renamed over `path`."""
+    if path == "" or path.endswith(("/", os.sep)):
+        raise OutputError(path, "not a file name")
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise OutputError(path, reason(exc)) from None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        raise OutputError(path, "it is a symbolic link (not followed)")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise OutputError(path, "it is not a regular file")
+    full = os.path.abspath(path)
+    if not os.path.isdir(os.path.dirname(full)):
+        raise OutputError(path, f"folder {os.path.dirname(path) or '.'} does not exist")
+    return _Replace(path, full, None)
 
 
 class _Sink:

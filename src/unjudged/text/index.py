@@ -2,10 +2,16 @@
 
 The cache is one ``.npz`` file beside the corpus, ``<corpus>.<options>.unjudged-index.npz``
 (``<options>`` = a short hash of the format, fields and tokeniser, so differently tokenised
-indexes of one corpus coexist). It stores the corpus file's size and modification time: a
-changed corpus is re-tokenised, an unchanged one is loaded without reading its text. Where the
-corpus's folder is not writable the cache goes to ``$XDG_CACHE_HOME/unjudged`` (or
-``~/.cache/unjudged``), or to the folder given as ``cache_dir``.
+indexes of one corpus coexist). Where the corpus's folder is not writable the cache goes to
+``$XDG_CACHE_HOME/unjudged`` (or ``~/.cache/unjudged``), or to the folder given as
+``cache_dir``.
+
+A corpus folder may be shared, so the cache is not trusted for its name alone. It stores the
+sha256 of the corpus's bytes (hashing is far cheaper than tokenising; size and modification
+time can be forged or kept by an edit) and the sha256 of its own arrays; it is used only when
+both match, when it is a regular file (a symlink is never followed, neither to read nor to
+write) and when it belongs to this user or to the corpus's owner. Anything else is rebuilt,
+with a note, and written as a new file renamed over the name (io.atomic, follow_symlinks=False).
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ from unjudged.errors import note
 from unjudged.text.readers import SMART_FIELDS, read_docs
 from unjudged.text.tokenise import Tokeniser
 
-_VERSION = "1"
+_VERSION = "2"  # 2: the key holds the corpus's sha256, the file its arrays' sha256
+#: the arrays of a cache file, in the order their digest covers them
+_ARRAYS = ("data", "indices", "indptr", "shape", "docnos", "terms")
 
 
 @dataclass
@@ -109,15 +117,15 @@ def corpus_index(path: str | os.PathLike[str], fmt: str | None = None,
     """
     tokeniser = tokeniser or Tokeniser()
     path = Path(path)
-    stat = path.stat()
     options = f"v{_VERSION};{fmt};{','.join(fields)};{tokeniser.key}"
-    key = f"{stat.st_size};{stat.st_mtime_ns};{options}"
     target = _cache_path(path, options, cache_dir) if cache else None
+    key = f"{_sha256(path)};{options}" if target is not None else ""
     # an unwritable corpus folder sends the cache to the user's cache folder: look there too
     places = [] if target is None else \
         [target] + ([_user_cache(path, options)] if cache_dir is None else [])
+    owner = path.stat().st_uid
     for place in places:
-        loaded = _load(place, key)
+        loaded = _load(place, key, owner)
         if loaded is not None:
             return loaded
     docnos, texts = read_docs(path, fmt, fields)
@@ -142,26 +150,73 @@ def _user_cache(corpus: Path, options: str) -> Path:
     return _cache_path(corpus, options, base)
 
 
-def _load(target: Path, key: str) -> CorpusIndex | None:
-    """The cached index, or None: absent, of another corpus state or version, or unreadable.
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
-    A damaged cache (truncated, empty, not an .npz, arrays that do not fit together) is
-    rebuilt, with a note: it must never stop the command.
+
+def _digest(arrays: dict[str, np.ndarray]) -> str:
+    """sha256 of the cache's arrays (dtype, shape and bytes of each)."""
+    h = hashlib.sha256()
+    for name in _ARRAYS:
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name};{a.dtype.str};{a.shape};".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _open_cache(target: Path, owner: int):
+    """A binary file of the cache at `target`, or None: absent, or not to be trusted (a note
+    says why)."""
+    import stat
+
+    try:
+        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        why = "a symbolic link" if target.is_symlink() else f"unreadable ({exc.strerror})"
+        note(f"the index cache {target} is {why}; not used")
+        return None
+    st = os.fstat(fd)
+    why = ("not a regular file" if not stat.S_ISREG(st.st_mode)
+           else "another user's file" if st.st_uid not in (os.geteuid(), owner) else "")
+    if why:
+        os.close(fd)
+        note(f"the index cache {target} is {why}; not used")
+        return None
+    return os.fdopen(fd, "rb")
+
+
+def _load(target: Path, key: str, owner: int) -> CorpusIndex | None:
+    """The cached index, or None: absent, of another corpus content or version, unreadable,
+    or not to be trusted (see the module docstring).
+
+    A damaged cache (truncated, empty, not an .npz, arrays that do not fit together or do not
+    match their digest) is rebuilt, with a note: it must never stop the command.
     """
     from scipy import sparse
 
-    if not target.is_file():
+    fh = _open_cache(target, owner)
+    if fh is None:
         return None
     try:
-        with np.load(target, allow_pickle=False) as z:
-            if str(z["key"]) != key:
-                return None
-            shape = tuple(int(n) for n in z["shape"])
-            docnos, terms = z["docnos"], z["terms"]
+        with fh, np.load(fh, allow_pickle=False) as z:
+            if "digest" not in z or str(z["key"]) != key:
+                return None  # an older version's cache, or of another corpus content
+            arrays = {name: z[name] for name in _ARRAYS}
+            if _digest(arrays) != str(z["digest"]):
+                raise ValueError("its arrays do not match their sha256")
+            shape = tuple(int(n) for n in arrays["shape"])
+            docnos, terms = arrays["docnos"], arrays["terms"]
             if (len(docnos), len(terms)) != shape:
                 raise ValueError(f"{len(docnos)} documents and {len(terms)} terms for a "
                                  f"{shape[0]} x {shape[1]} matrix")
-            tf = sparse.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=shape)
+            tf = sparse.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
+                                   shape=shape)
             tf.check_format(full_check=True)
             return CorpusIndex(docnos, terms, tf, cache=target, reused=True)
     except Exception as exc:  # any damage at all (zipfile, zlib, numpy, scipy errors)
@@ -172,8 +227,9 @@ def _load(target: Path, key: str) -> CorpusIndex | None:
 
 def _save(index: CorpusIndex, target: Path, key: str, corpus: Path, options: str
           ) -> Path | None:
-    """Write through the project's one writer (complete or not at all); beside the corpus,
-    else the user cache. A cache that cannot be written anywhere is only a lost speed-up."""
+    """Write through the project's one writer (complete or not at all, never through a
+    symlink); beside the corpus, else the user cache. A cache that cannot be written anywhere
+    is only a lost speed-up; a name held by a symlink or other non-file is left alone."""
     from unjudged.errors import OutputError
     from unjudged.io.atomic import open_output
 
@@ -181,11 +237,14 @@ def _save(index: CorpusIndex, target: Path, key: str, corpus: Path, options: str
     for where in (target, fallback) if target != fallback else (target,):
         try:
             where.parent.mkdir(parents=True, exist_ok=True)
-            with open_output(where) as fh:
-                np.savez(fh, key=np.array(key), data=index.tf.data, indices=index.tf.indices,
-                         indptr=index.tf.indptr, shape=np.array(index.tf.shape),
-                         docnos=index.docnos, terms=index.terms)
+            arrays = {"data": index.tf.data, "indices": index.tf.indices,
+                      "indptr": index.tf.indptr, "shape": np.array(index.tf.shape),
+                      "docnos": index.docnos, "terms": index.terms}
+            with open_output(where, follow_symlinks=False) as fh:
+                np.savez(fh, key=np.array(key), digest=np.array(_digest(arrays)), **arrays)
             return where
-        except (OSError, OutputError):
+        except (OSError, OutputError) as exc:
+            if isinstance(exc, OutputError) and "not followed" in str(exc):
+                note(f"the index cache {where} is a symbolic link; not replaced")
             continue
     return None
