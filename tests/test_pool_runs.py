@@ -139,3 +139,23 @@ def test_qrels_without_non_relevant_judgments_are_said():
     said = [str(w.message) for w in seen]
     assert any(s.startswith("1 of 2 topics have no non-relevant judgment") for s in said), said
     assert not [w for w in seen if not issubclass(w.category, UnjudgedWarning)]
+
+
+def test_ir_measures_takes_the_pool_runs(example):
+    import os
+
+    ir_measures = pytest.importorskip("ir_measures")
+    import unjudged.ir_measures as uim
+
+    qp, rp, q, runs = example
+    pool = os.pathsep.join(rp)
+    m = uim.Bootstrap(ir_measures.nDCG @ 10, b=B, seed=3, pool_runs=pool)
+    got = uim.UnjudgedProvider().calc_aggregate([m], qp, rp[2])[m]
+    from unjudged.policies import Policies
+
+    want = estimate_runs(runs, q, parse_measures(["nDCG@10"]), methods=["bootstrap"], b=B,
+                         seed=3, pool_runs=runs, policies=Policies(complete=True))
+    r = next(r for r in want.runs if r.run == runs[2].name)
+    assert got == pytest.approx(float(r.run_point[0]), abs=1e-12)
+    alone = uim.Bootstrap(ir_measures.nDCG @ 10, b=B, seed=3)
+    assert uim.UnjudgedProvider().calc_aggregate([alone], qp, rp[2])[alone] != got

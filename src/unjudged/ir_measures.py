@@ -212,6 +212,10 @@ class _Drawn(_Estimate):
 _PRIOR = ParamInfo(dtype=str, default=DEFAULT_PRIOR,
                    desc=f"where the grade distribution comes from: {', '.join(PRIORS)} or "
                    f"{FROM_FILE}:FILE")
+_POOL_RUNS = ParamInfo(dtype=str, default="",
+                       desc="runs that define the pool context (files, directories or globs "
+                       "joined by the path separator, as `unjudged estimate --pool-runs`); "
+                       "default: each run alone")
 
 
 class _Bootstrap(_Drawn):
@@ -227,10 +231,11 @@ class _Bootstrap(_Drawn):
         "b": ParamInfo(dtype=int, default=_DRAWS, desc="number of draws"),
         "seed": ParamInfo(dtype=int, default=0, desc="random seed"),
         "prior": _PRIOR,
+        "pool_runs": _POOL_RUNS,
     }
 
     def settings(self) -> tuple[Any, ...]:
-        return (self["b"], self["seed"], self["prior"])
+        return (self["b"], self["seed"], self["prior"], self["pool_runs"])
 
     def run_level(self) -> bool:
         return bool(self["stat"] != "mean")
@@ -248,10 +253,12 @@ class _Expected(_Drawn):
         "stat": ParamInfo(dtype=str, choices=("mean", "std"), default="mean",
                           desc="the expectation (mean) or its standard deviation (std)"),
         "prior": _PRIOR,
+        "pool_runs": _POOL_RUNS,
     }
 
     def settings(self) -> tuple[Any, ...]:
-        return (_DRAWS, 0, self["prior"])  # shares the default Bootstrap's estimate
+        # shares the default Bootstrap's estimate
+        return (_DRAWS, 0, self["prior"], self["pool_runs"])
 
     def run_level(self) -> bool:
         return bool(self["stat"] == "std")
@@ -351,6 +358,22 @@ class UnjudgedEvaluator(ir_measures.providers.Evaluator):
         super().__init__(measures, set(self.qrels.topics))
         self.plain = [(m, to_unjudged(m)) for m in measures if not isinstance(m, _Estimate)]
         self.estimates = [m for m in measures if isinstance(m, _Estimate)]
+        self._references: dict[tuple[Any, ...], Any] = {}
+
+    def _reference(self, pool: str, inner: list[Any], settings: Any) -> Any:
+        """The pool context of the `pool` runs (read and built once per evaluator)."""
+        import os
+
+        from unjudged.engine.estimate import Reference
+        from unjudged.io.runs import iter_runs
+
+        key = (pool, tuple(m.name for m in inner), settings)
+        if key not in self._references:
+            sources = [p for p in pool.split(os.pathsep) if p]
+            runs = list(iter_runs(sources, ties=self.policies.ties, qrels=self.qrels,
+                                  names="file"))
+            self._references[key] = Reference.of(runs, self.qrels, inner, settings)
+        return self._references[key]
 
     def _read(self, run: Any) -> Any:
         from unjudged.io import read_run
@@ -382,7 +405,7 @@ class UnjudgedEvaluator(ir_measures.providers.Evaluator):
         return metrics
 
     def _estimate(self, run: Any, ms: list[Any], key: tuple[Any, ...]) -> list[Any]:
-        from unjudged.engine.estimate import estimate_run
+        from unjudged.engine.estimate import EstimateSettings, estimate_with
 
         inner: list[Any] = []
         for m in ms:
@@ -390,11 +413,15 @@ class UnjudgedEvaluator(ir_measures.providers.Evaluator):
             if u not in inner:
                 inner.append(u)
         methods = sorted({m.METHOD for m in ms})
-        kw = dict(zip(("b", "seed", "prior"), key, strict=True)) if key else {}
+        kw = dict(zip(("b", "seed", "prior", "pool_runs"), key, strict=True)) if key else {}
+        pool = kw.pop("pool_runs", "")
         # every query of the qrels, as ir_measures counts them (a left-out query scores 0):
         # run-level statistics (a percentile of the run mean) must cover the same queries
-        est = estimate_run(run, self.qrels, inner, methods=methods,
-                           policies=self.policies.but(complete=True), **kw)
+        settings = EstimateSettings(methods=tuple(methods),
+                                    policies=self.policies.but(complete=True), **kw)
+        context = self._reference(pool, inner, settings).context_for(
+            run, self.qrels, inner, settings) if pool else None
+        est = estimate_with(run, self.qrels, inner, settings, context=context)
         out = []
         for m in ms:
             i = inner.index(to_unjudged(m["measure"]))
