@@ -244,6 +244,7 @@ def test_examples_parser_joins_continuations_and_cuts_comments(tmp_path, monkeyp
 @pytest.mark.parametrize("width", [60, 120])
 def test_measures_listing_wraps_to_width(width):
     from unjudged.measures import families
+    from unjudged.measures.divergence import FAMILIES
     from unjudged.report.catalogue import sentences
 
     result = CliRunner().invoke(main, ["measures"], env={"COLUMNS": str(width)})
@@ -260,7 +261,8 @@ def test_measures_listing_wraps_to_width(width):
         for alias in spec.aliases:
             assert re.search(rf"[ ,:]{re.escape(alias)}[,.]", flat), alias
     starts = [line for line in lines if not line.startswith(" ")]
-    assert len(starts) == len(specs)  # one entry per family, continuation lines indented
+    # one entry per family (and per text measure), continuation lines indented
+    assert len(starts) == len(specs) + len(FAMILIES)
 
 
 def test_measures_width_option_and_describe():

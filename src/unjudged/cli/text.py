@@ -23,11 +23,14 @@ def _add(fn, flag: str):
                      help="Corpus layout (default: detected from the first bytes)."),
         click.option("--fields", default="T,W", show_default=True,
                      help="SMART fields read as text (Cranfield, CACM, CISI)."),
-        click.option("--stopwords", default="none", show_default=True,
-                     metavar="none|english|FILE",
-                     help="Words to drop: none, a built-in English list, or a file of words."),
+        click.option("--stopwords", default=None, metavar="none|english|FILE",
+                     help="Words to drop: none, a built-in English list, or a file of words "
+                     "[default: none; for `text divergence` and the sweep, where neither this "
+                     "nor --stem is given, the options of the index built last for the "
+                     "corpus]."),
         click.option("--stem", default=None, metavar="LANGUAGE",
-                     help="Snowball stemmer, e.g. english or porter (needs unjudged[text])."),
+                     help="Snowball stemmer, e.g. english or porter (needs unjudged[text]); "
+                     "none for no stemming."),
         click.option("--cache-dir", default=None, type=click.Path(file_okay=False),
                      help="Keep the index cache here instead of beside the corpus."),
         click.option("--no-cache", is_flag=True, help="Neither read nor write a cache."),
@@ -37,15 +40,30 @@ def _add(fn, flag: str):
     return fn
 
 
-def _index(corpus, fmt, fields, stopwords, stem, cache_dir, no_cache):
+def _index(corpus, fmt, fields, stopwords, stem, cache_dir, no_cache, reuse=False):
+    """The corpus's index. With `reuse` and no tokenisation option given, the one built last
+    for the corpus (so the README's `text index --stem english` then `text divergence`
+    tokenise once), with a note naming its options."""
+    from unjudged.errors import note
     from unjudged.text import ENGLISH_STOPWORDS, Tokeniser, corpus_index, read_stopwords
+    from unjudged.text.reuse import built_tokeniser
 
-    words = {"none": frozenset(), "english": ENGLISH_STOPWORDS}.get(stopwords)
-    if words is None:
-        words = read_stopwords(stopwords)
-    tok = Tokeniser(stopwords=words, stem=stem)
-    return corpus_index(corpus, fmt, tok, fields=[f.strip() for f in fields.split(",")],
-                        cache=not no_cache, cache_dir=cache_dir)
+    parts = [f.strip() for f in fields.split(",")]
+    built = None
+    if reuse and stopwords is None and stem is None and not no_cache:
+        built = built_tokeniser(corpus, fmt, parts, cache_dir)
+    if built is not None:
+        tok, flags = built
+        note(f"reusing the index of {corpus} built with {flags}; give --stopwords or --stem "
+             "to tokenise otherwise")
+    else:
+        stopwords = "none" if stopwords is None else stopwords
+        words = {"none": frozenset(), "english": ENGLISH_STOPWORDS}.get(stopwords)
+        if words is None:
+            words = read_stopwords(stopwords)
+        tok = Tokeniser(stopwords=words, stem=None if stem == "none" else stem)
+    return corpus_index(corpus, fmt, tok, fields=parts, cache=not no_cache,
+                        cache_dir=cache_dir)
 
 
 @main.group("text")
@@ -106,7 +124,7 @@ def divergence_cmd(qrels, runs, corpus, measures, fmt, fields, stopwords, stem, 
     parse_divergence(wanted)  # a bad name fails before the corpus is read
     q = read_qrels(qrels)
     loaded = list(cli_runs(runs, q, names=names, strict=strict))
-    ix = _index(corpus, fmt, fields, stopwords, stem, cache_dir, no_cache)
+    ix = _index(corpus, fmt, fields, stopwords, stem, cache_dir, no_cache, reuse=True)
     frame = divergence_scores(loaded, q, ix, wanted, notify=Notes(strict).warning)
     if not per_topic:
         frame = frame[frame.topic == "all"]
@@ -183,7 +201,7 @@ def diversity_sampling_cmd(qrels, runs, corpus, levels, repetitions, seed, refer
     parse_divergence(divs)
     q = read_diversity_qrels(qrels)
     loaded = list(cli_runs(runs, q, names=names, strict=strict))
-    ix = _index(corpus, fmt, fields, stopwords, stem, cache_dir, no_cache)
+    ix = _index(corpus, fmt, fields, stopwords, stem, cache_dir, no_cache, reuse=True)
     with executor_from_options(jobs, dask) as ex:
         sweep = diversity_sampling(loaded, q, ix, levels=levels, repetitions=repetitions,
                                    seed=seed, references=refs, divergence=divs, executor=ex,

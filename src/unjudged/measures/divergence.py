@@ -32,6 +32,43 @@ from unjudged.errors import MeasureSpecError
 _NAME = re.compile(r"^(ABS|DELTA)-(NB|RB)(?:\(([^)]*)\))?@(\d+)$", re.I)
 _PARAMS = {"mu": 2500.0, "theta": 0.8}
 
+#: The four families for `unjudged measures` (they are not in the measure registry, whose
+#: kernels see grades only): usage, what each is, and what they share.
+FAMILIES = {
+    "ABS-NB": ("ABS-NB(mu=2500.0)@k", "Language-model divergence: the sum over ranks 1..k of "
+               "the best subtopic's gain g(i, j), how close the top-j documents' text comes to "
+               "the text judged relevant to subtopic i (reads document text)."),
+    "ABS-RB": ("ABS-RB(mu=2500.0,theta=0.8)@k", "Language-model divergence: the best "
+               "subtopic's gain g(i, j) at each rank j, weighted by (1 - theta) theta^(j-1) "
+               "(reads document text)."),
+    "DELTA-NB": ("DELTA-NB(mu=2500.0)@k", "Language-model divergence: the sum over ranks 1..k "
+                 "of the largest increase g(i, j) - g(i, j-1) of a subtopic's gain, at least 0 "
+                 "(reads document text)."),
+    "DELTA-RB": ("DELTA-RB(mu=2500.0,theta=0.8)@k", "Language-model divergence: the largest "
+                 "increase of a subtopic's gain at each rank j, weighted by (1 - theta) "
+                 "theta^(j-1) (reads document text)."),
+}
+SHARED = ("g(i, k) = max(0, 1 - KLD(q_i || R_k) / KLD(q_i || C)), with Dirichlet-smoothed "
+          "unigram models of subtopic i's relevant documents (q_i), of the top k documents "
+          "(R_k) and of the collection (C). These measures need the documents' text, so they "
+          "are scored by `unjudged text divergence QRELS RUN... --corpus CORPUS -m NAME@k` on "
+          "diversity qrels (topic subtopic docno grade), not by -m of the other commands; "
+          "docs/divergence.md has every convention.")
+PARAM_DOCS = {"mu": "the Dirichlet prior of every language model (> 0)",
+              "theta": "the rank bias of the RB forms, in (0, 1)"}
+CITATION = ("Hui, Berberich and Mele (2017), section 4 (equations 4-12; the misprinted "
+            "equations 5 and 6 read as the standard Dirichlet smoothing)")
+
+
+def family(name: str) -> str | None:
+    """The family a name spells (any case, with or without parameters and @k), or None.
+
+    >>> family("abs-nb"), family("DELTA-RB(theta=0.9)@20"), family("nDCG@10")
+    ('ABS-NB', 'DELTA-RB', None)
+    """
+    base = re.split(r"[(@]", name.strip(), maxsplit=1)[0].upper()
+    return base if base in FAMILIES else None
+
 
 @dataclass(frozen=True)
 class DivergenceMeasure:

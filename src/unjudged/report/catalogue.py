@@ -13,7 +13,8 @@ import shutil
 import textwrap
 
 from unjudged.errors import MeasureSpecError
-from unjudged.measures import REGISTRY, families
+from unjudged.measures import REGISTRY, MeasureSpec, families
+from unjudged.measures.divergence import CITATION, FAMILIES, PARAM_DOCS, SHARED, family
 
 # a full stop after one of these does not end a sentence
 _ABBREVIATIONS = ("e.g", "i.e", "cf", "vs", "al", "eq", "etc", "fig", "no", "approx", "resp")
@@ -89,6 +90,7 @@ def listing(width: int | None = None) -> str:
     """
     width = terminal_width() if width is None else max(40, width)
     rows = [(_usage(s), _first_sentence(s.description), s.aliases) for s in families()]
+    rows += [(usage, sentence, ()) for usage, sentence in FAMILIES.values()]
     column = min(max(len(u) for u, _, _ in rows), max(12, width // 3))
     indent = " " * (column + 2)
     out: list[str] = []
@@ -116,7 +118,8 @@ def _wrap_usage(usage: str, width: int) -> list[str]:
 
 
 def describe(name: str, width: int | None = None) -> str:
-    """Everything the registry knows about one family, wrapped to `width`.
+    """Everything the registry knows about one family, wrapped to `width`; `name` is any of
+    its names, in any case where that is not another measure's (also the text measures).
 
     Example:
         >>> describe("recip_rank", width=60).split()[:2]
@@ -130,7 +133,10 @@ def describe(name: str, width: int | None = None) -> str:
         try:
             spec = parse_measure(name).spec
         except MeasureSpecError:
-            raise
+            text_family = family(name)
+            if text_family is not None:
+                return _describe_divergence(text_family, width)
+            spec = _by_any_case(name)
     wrap = textwrap.TextWrapper(width, break_on_hyphens=False, break_long_words=False,
                                 subsequent_indent="    ")
     out = [f"{spec.name}   usage: {_usage(spec)}", ""]
@@ -146,6 +152,45 @@ def describe(name: str, width: int | None = None) -> str:
                      f"{'higher' if spec.higher_is_better else 'lower'} is better")
     if spec.citation:
         out += wrap.wrap(f"source: {spec.citation}")
+    return "\n".join(out) + "\n"
+
+
+def _by_any_case(name: str) -> MeasureSpec:
+    """The one family one of whose names is `name` but for case (with or without parameters
+    and @k), a family's own name first (`ap` is AP; `Ap`, Judged's alias, is exact); the
+    parser's error where none is, and an error naming them where several are."""
+    from unjudged.measures import parse_measure
+
+    base = re.split(r"[(@]", name.strip(), maxsplit=1)[0].casefold()
+    # trec_eval's names carry the cutoff after an underscore: ndcg_cut_10, P_5
+    spellings = {name.strip().casefold(), base, re.sub(r"_[0-9.]+$", "", base)}
+    found: dict[int, tuple[str, MeasureSpec]] = {}
+    for key, spec in REGISTRY.items():
+        if key.casefold() in spellings:
+            found.setdefault(id(spec), (key, spec))
+    named = [spec for key, spec in found.values() if key == spec.name]
+    if len(found) == 1 or len(named) == 1:  # a family's own name before another's alias
+        return named[0] if len(named) == 1 else next(iter(found.values()))[1]
+    if found:
+        names = ", ".join(sorted(k for k, _ in found.values()))
+        raise MeasureSpecError(f"{name!r} is one of several measures but for case: {names}; "
+                               "give the name in its own case")
+    return parse_measure(name).spec  # raises the parser's error, with its suggestions
+
+
+def _describe_divergence(name: str, width: int) -> str:
+    """`unjudged measures ABS-NB`: the divergence families are not in the registry."""
+    usage, sentence = FAMILIES[name]
+    wrap = textwrap.TextWrapper(width, break_on_hyphens=False, break_long_words=False,
+                                subsequent_indent="    ")
+    out = [f"{name}   usage: {usage}", ""]
+    out += textwrap.wrap(f"{sentence} {SHARED}", width, break_on_hyphens=False,
+                         break_long_words=False) + ["", "cutoff @k: required"]
+    for p in ("mu", "theta") if name.endswith("RB") else ("mu",):
+        default = usage.split(f"{p}=")[1].split(",")[0].split(")")[0]
+        out += wrap.wrap(f"  {p} (float, default {default}): {PARAM_DOCS[p]}")
+    out += wrap.wrap("aggregate over topics: mean of the scored topics; higher is better")
+    out += wrap.wrap(f"source: {CITATION}")
     return "\n".join(out) + "\n"
 
 
@@ -178,6 +223,9 @@ def catalogue_markdown() -> str:
         anchor = re.sub(r"[^a-z0-9-]", "", s.name.lower())
         aliases = ", ".join(f"`{a}`" for a in s.aliases) or "-"
         out.append(f"| [{_md(s.name)}](#{anchor}) | `{_usage(s)}` | {aliases} |")
+    # they read document text (`unjudged text divergence`), so their page is their own
+    out += [f"| [{name}](divergence.md) | `{usage}` | - |"
+            for name, (usage, _) in FAMILIES.items()]
     out.append("")
     for s in specs:
         out += [f"## {s.name}", "", f"Usage: `{_usage(s)}`", "", _md(s.description), ""]
