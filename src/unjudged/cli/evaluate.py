@@ -30,6 +30,10 @@ from unjudged.cli._strategies import StrategyColumn, all_methods, methods_help
 from unjudged.cli.matrix import PAIRED_TESTS, SIGNIFICANCE
 from unjudged.strategies.registry import BASELINE, STRATEGIES
 
+#: The orders of Results.sorted_runs (unjudged.engine.results.RUN_ORDERS), listed here so
+#: that --help needs no numpy.
+RUN_ORDERS = ("input", "name", "score")
+
 #: What `eval` reports without -m: trec_eval's default set (`-m official`, what `unjudged
 #: trec_eval` prints without -m) but runid and num_q, which are not per-run scores.
 OFFICIAL_HELP = ("Without -m: trec_eval's default measures (its 'official' set, as `unjudged "
@@ -74,6 +78,10 @@ def official_measures() -> list[str]:
 @POINT
 @click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="table",
               show_default=True)
+@click.option("--sort-runs", "sort_runs", type=click.Choice(RUN_ORDERS), default="input",
+              show_default=True, help="Order of the runs: as given, by name (natural order: "
+              "run2 before run10), or by score (the first -m measure's run value, best "
+              "first).")
 @click.option("-o", "--output", default=None, help="Write to this file instead of stdout.")
 @click.option("--baseline", default=None, metavar="RUN",
               help="Compare every other run with this one (run name or file): difference, "
@@ -88,8 +96,8 @@ def official_measures() -> list[str]:
               help="Bytes read at a time with --stream.")
 @draw_options
 def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties, negative,
-             names, strict, judged_only, strategy, prior, b, seed, point, fmt, output, baseline,
-             test, alpha, stream, stream_block, **draw) -> None:
+             names, strict, judged_only, strategy, prior, b, seed, point, fmt, sort_runs, output,
+             baseline, test, alpha, stream, stream_block, **draw) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS (without -m,
     with trec_eval's default measures)."""
     lean_arrow()
@@ -107,7 +115,7 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
 
         refuse_options(strategy, baseline)
         results = stream_results(qrels, runs, ms, pol, names=names, strict=strict,
-                                 block_size=stream_block)
+                                 block_size=stream_block).sorted_runs(sort_runs)
         return write_output(render(results, fmt, per_topic=per_topic), output)
     q = read_qrels(qrels)
     runs = cli_runs(runs, q, policies=pol, names=names, strict=strict)
@@ -123,6 +131,7 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
         est = estimate_runs(progress(runs, "estimating"), q, ms, methods=[method],
                             prior=prior, b=b, seed=seed, point=point, policies=pol, **draw)
         results = strategy_results(est, strategy)
+    results = results.sorted_runs(sort_runs)
     text = render(results, fmt, per_topic=per_topic)
     if baseline is not None:
         from unjudged.analysis.baseline import assessment_measures, baseline_comparison

@@ -11,6 +11,8 @@ from unjudged.errors import InvalidOptionError
 from unjudged.measures import Measure
 
 MIN_GEO_MEAN = 1e-5
+#: The orders `Results.sorted_runs` (and `eval --sort-runs`) put runs in.
+RUN_ORDERS = ("input", "name", "score")
 
 
 def aggregate(values: np.ndarray, how: str, axis: int = -1) -> np.ndarray:
@@ -100,6 +102,43 @@ class Results:
     """Results of several runs on the same measures."""
 
     runs: list[RunResult]
+
+    def sorted_runs(self, by: str = "input") -> Results:
+        """The same results with the runs in another order: `input` (as given), `name`
+        (natural order of the names: run2 before run10) or `score` (the first measure's
+        run-level value, best first as the measure counts best; ties by name).
+
+        Example:
+            >>> from unjudged.engine.score import score
+            >>> from unjudged.io import read_qrels, read_run
+            >>> from unjudged.measures import parse_measures
+            >>> q = read_qrels({"t": {"a": 1}})
+            >>> rs = [read_run({"t": {"x": 1, "a": 0.5}}, name=n) for n in ("r10", "r2")]
+            >>> rs.append(read_run({"t": {"a": 1}}, name="r9"))
+            >>> res = score(rs, q, parse_measures(["RR"]))
+            >>> [r.run for r in res.sorted_runs("name").runs]
+            ['r2', 'r9', 'r10']
+            >>> [r.run for r in res.sorted_runs("score").runs]
+            ['r9', 'r2', 'r10']
+        """
+        from unjudged.data.topic_order import natural_key
+
+        if by == "input":
+            return Results(list(self.runs))
+        if by == "name":
+            return Results(sorted(self.runs, key=lambda r: natural_key(r.run)))
+        if by == "score":
+            def key(r: RunResult) -> tuple:
+                if not r.measures:
+                    return (0.0, natural_key(r.run))
+                value = float(r.summary[0])
+                sign = -1.0 if r.measures[0].spec.higher_is_better else 1.0
+                # NaN (no topic) last
+                return (np.isnan(value), sign * value if not np.isnan(value) else 0.0,
+                        natural_key(r.run))
+            return Results(sorted(self.runs, key=key))
+        raise InvalidOptionError(f"sort runs by: expected one of {', '.join(RUN_ORDERS)}, "
+                                 f"got {by!r}")
 
     def to_pandas(self, per_topic: bool = True, summary: bool = True):
         """Tidy DataFrame with columns run, topic, measure, value (topic 'all' = aggregate)."""

@@ -35,6 +35,7 @@ import numpy as np
 
 from unjudged.data.judged import Pool, evaluated_topics
 from unjudged.data.sampled import SampledQrels, as_sampled, judge_sampled
+from unjudged.data.topic_order import natural_key
 from unjudged.engine.results import aggregate, aggregate_variance, normal_interval, z_value
 from unjudged.errors import InvalidOptionError
 from unjudged.inference.counts import count_variance, infndcg_variance
@@ -120,7 +121,8 @@ class Inference:
 
     def rows(self, per_topic: bool = True) -> list[dict[str, Any]]:
         """{run, topic, measure, value[, lo, hi]} rows; topic 'all' = over topics."""
-        blocks = [(t, self.values[i], self.variance[i]) for i, t in enumerate(self.topics)] \
+        order = sorted(range(len(self.topics)), key=lambda i: natural_key(self.topics[i]))
+        blocks = [(self.topics[i], self.values[i], self.variance[i]) for i in order] \
             if per_topic else []
         blocks.append(("all", *self.summary))
         out = []

@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 from unjudged.data._strings import arrow_of, numpy_of
 from unjudged.data.qrels import MISSING, Qrels
 from unjudged.data.run import Run
+from unjudged.data.topic_order import natural_ranks
 from unjudged.errors import IncompatibleInputsError, InputError, InvalidOptionError
 
 
@@ -186,16 +187,22 @@ def _judged_in(qrels: Qrels, topics: Sequence[str], topic: np.ndarray, docno) ->
 
 def pool_lines(pool: JudgingPool, fmt: str = "qrels") -> str:
     """The pool as text: `qrels` (`topic 0 docno -1`: trec_eval's "pooled, not yet judged"),
-    `pairs` (`topic docno`) or `tsv` (with best rank, runs and groups per pair)."""
-    topics = np.array(pool.topics, dtype=object)[pool.topic] if len(pool) else []
-    docs = pool.docno.to_pylist()
+    `pairs` (`topic docno`) or `tsv` (with best rank, runs and groups per pair). Topics come
+    in natural order (2 before 10), each topic's documents in byte order."""
+    # a stable sort on the topic's natural place keeps each topic's documents in docno order
+    order = np.argsort(np.array(natural_ranks(pool.topics), dtype=np.int64)[pool.topic],
+                       kind="stable") if len(pool) else np.zeros(0, dtype=np.int64)
+    topics = np.array(pool.topics, dtype=object)[pool.topic[order]] if len(pool) else []
+    docs = pool.docno.take(arrow_of(order)).to_pylist()
+    best_rank, n_runs, n_groups = (x[order] for x in (pool.best_rank, pool.n_runs,
+                                                       pool.n_groups))
     if fmt == "pairs":
         return "".join(f"{t} {d}\n" for t, d in zip(topics, docs, strict=True))
     if fmt == "tsv":
         head = "topic\tdocno\tbest_rank\truns\tgroups\n"
         return head + "".join(f"{t}\t{d}\t{k}\t{r}\t{g}\n" for t, d, k, r, g in zip(
-            topics, docs, pool.best_rank.tolist(), pool.n_runs.tolist(),
-            pool.n_groups.tolist(), strict=True))
+            topics, docs, best_rank.tolist(), n_runs.tolist(), n_groups.tolist(),
+            strict=True))
     return "".join(f"{t} 0 {d} -1\n" for t, d in zip(topics, docs, strict=True))
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from unjudged.data.topic_order import natural_key
 from unjudged.report.rows import render_rows
 
 
 def pool_summary(pool, fmt: str = "table") -> str:
     """Per-topic pool sizes, then each run's contribution and unique contribution."""
     sizes = pool.sizes().tolist()
-    topics = [{"topic": t, "pooled": n} for t, n in zip(pool.topics, sizes, strict=True)]
+    topics = [{"topic": t, "pooled": n} for t, n in sorted(zip(pool.topics, sizes, strict=True),
+                                                            key=lambda x: natural_key(x[0]))]
     topics.append({"topic": "all", "pooled": len(pool)})
     unique_run = pool.unique_by_run().tolist()
     unique_group = pool.unique_by_group().tolist()

@@ -5,19 +5,33 @@ from __future__ import annotations
 import io
 import json
 
+from unjudged.data.topic_order import natural_key
 from unjudged.engine.results import Results
 from unjudged.report.rows import row_writer, safe_text
 
 
-def _rows(results: Results, per_topic: bool, safe=str):
-    """(run, topic, measure, value, integer) in run order, topics first, 'all' last; the
-    names passed through `safe` (once each)."""
+def topic_order(topics: list[str], natural: bool = True) -> list[int]:
+    """Indices of `topics` in reading order: natural (2 before 10), or as given (the data
+    model's byte order, trec_eval's) when not `natural`.
+
+    Example:
+        >>> topic_order(["1", "10", "2"])
+        [0, 2, 1]
+    """
+    if not natural:
+        return list(range(len(topics)))
+    return sorted(range(len(topics)), key=lambda t: natural_key(topics[t]))
+
+
+def _rows(results: Results, per_topic: bool, safe=str, natural: bool = True):
+    """(run, topic, measure, value, integer) in run order, topics first (in natural order
+    unless not `natural`), 'all' last; the names passed through `safe` (once each)."""
     for r in results.runs:
         run = safe(r.run)
         names = [safe(m.name) for m in r.measures]
         if per_topic:
-            for t, topic in enumerate(r.topics):
-                topic = safe(topic)
+            for t in topic_order(r.topics, natural):
+                topic = safe(r.topics[t])
                 for m, measure in enumerate(r.measures):
                     yield run, topic, names[m], float(r.values[t, m]), measure.spec.integer
         for m, (measure, value) in enumerate(zip(r.measures, r.summary, strict=True)):
@@ -35,14 +49,17 @@ def _full(value: float, integer: bool) -> str:
 
 def render(results: Results, fmt: str = "table", per_topic: bool = False) -> str:
     """Text of `results` in one of: table, tsv, csv, jsonl, trec. Only `table` and `trec`
-    (trec_eval's bytes) round to 4 decimals; tsv, csv and jsonl keep every value in full."""
+    (trec_eval's bytes) round to 4 decimals; tsv, csv and jsonl keep every value in full.
+    Topics are listed in natural order (1, 2, ..., 10), but by `trec`, which keeps
+    trec_eval's (byte order: 1, 10, 11, ..., 2) so that its lines diff against trec_eval's."""
     if fmt == "jsonl":
         return "".join(json.dumps({"run": run, "topic": topic, "measure": m, "value":
                                    int(round(v)) if integer else v}) + "\n"
                        for run, topic, m, v, integer in _rows(results, per_topic))
     if fmt == "trec":
         return "".join(f"{m:<22}\t{topic}\t{_num(v, integer)}\n"
-                       for run, topic, m, v, integer in _rows(results, per_topic))
+                       for run, topic, m, v, integer in _rows(results, per_topic,
+                                                              natural=False))
     if fmt in ("tsv", "csv"):
         buf = io.StringIO()
         writerow = row_writer(buf, fmt)
@@ -65,8 +82,8 @@ def _table(results: Results, per_topic: bool) -> str:
         ints = [m.spec.integer for m in r.measures]
         run = safe(r.run)
         if per_topic:
-            for t, topic in enumerate(r.topics):
-                body.append([run, safe(topic)]
+            for t in topic_order(r.topics):
+                body.append([run, safe(r.topics[t])]
                             + [_num(v, i) for v, i in zip(r.values[t], ints, strict=True)])
         body.append([run] + (["all"] if per_topic else []) +
                     [_num(v, i) for v, i in zip(r.summary, ints, strict=True)])
