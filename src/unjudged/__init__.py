@@ -22,6 +22,9 @@ The public API::
     leave_one_group_out(runs, qrels, groups, depth, measures, ...) -> Sweep
     make_executor(jobs=None, dask=None)          serial, local processes or Dask
     paired_test(a, b, test="t") / pairwise_tests(scores, names, method=...)   significance
+    compare_table(results, "latex"|"markdown", baseline=None, test="t", correction="holm")
+                                            runs x measures, best in bold, superscripts naming
+                                            the runs each is significantly better than
     decision_matrix(runs, qrels, ["P", "AP"], depths)   seed 001's decision matrix
     read_sampled_qrels(path) -> SampledQrels     sample_eval's 5-column qrels (strata)
     infer(runs, sampled_qrels, measures, level=0.95) -> DataFrame   infAP, xinfAP, infNDCG,
@@ -51,7 +54,7 @@ __all__ = [
     "build_pool", "coverage", "compare_qrels", "leave_one_group_out", "read_groups",
     "make_executor", "read_sampled_qrels", "SampledQrels", "infer", "paired_test",
     "pairwise_tests", "decision_matrix", "baseline_comparison", "sample_qrels",
-    "sampling_experiment", "plan_judgments", "__version__",
+    "sampling_experiment", "plan_judgments", "compare_table", "__version__",
 ]
 
 _LAZY = {
@@ -78,6 +81,7 @@ _LAZY = {
     "sample_qrels": "unjudged.judgments.sampling",
     "sampling_experiment": "unjudged.experiments.sampling",
     "plan_judgments": "unjudged.planning.plan",
+    "compare_table": "unjudged.report.comparison",
 }
 
 

@@ -33,6 +33,10 @@ from unjudged.strategies.registry import BASELINE, STRATEGIES
 #: The orders of Results.sorted_runs (unjudged.engine.results.RUN_ORDERS), listed here so
 #: that --help needs no numpy.
 RUN_ORDERS = ("input", "name", "score")
+#: eval's comparison tables (unjudged.report.comparison.TABLE_FORMATS) and their corrections
+#: (unjudged.analysis.comparison.CORRECTIONS), kept light as RUN_ORDERS.
+TABLE_FORMATS = ("latex", "markdown")
+CORRECTIONS = ("holm", "bonferroni", "none")
 
 #: What `eval` reports without -m: trec_eval's default set (`-m official`, what `unjudged
 #: trec_eval` prints without -m) but runid and num_q, which are not per-run scores.
@@ -76,8 +80,11 @@ def official_measures() -> list[str]:
 @B
 @SEED
 @POINT
-@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="table",
-              show_default=True)
+@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS + TABLE_FORMATS),
+              default="table", show_default=True,
+              help="latex, markdown: a comparison table of the runs with significance marks "
+              "(superscript letters: the runs a run is significantly better than, every pair "
+              "or against --baseline, by --test with --correction; best in bold).")
 @click.option("--sort-runs", "sort_runs", type=click.Choice(RUN_ORDERS), default="input",
               show_default=True, help="Order of the runs: as given, by name (natural order: "
               "run2 before run10), or by score (the first -m measure's run value, best "
@@ -88,7 +95,10 @@ def official_measures() -> list[str]:
               "p-value, the same for A_p (Judged at the measure's cutoff) and the decision-"
               "matrix case; weak cases mean a win or tie rests on uneven judging.")
 @click.option("--test", type=click.Choice(PAIRED_TESTS), default="t", show_default=True,
-              help="Paired test of --baseline.")
+              help="Paired test of --baseline and of -f latex/markdown's marks.")
+@click.option("--correction", type=click.Choice(CORRECTIONS), default="holm",
+              show_default=True, help="Multiple-comparison correction of -f latex/markdown's "
+              "marks, over each measure's tests (every pair, or each run against --baseline).")
 @SIGNIFICANCE
 @click.option("--stream", is_flag=True, help="Read each run a block of topics at a time: "
               "memory bounded by the largest topic, not the file. Needs runs grouped by topic.")
@@ -97,7 +107,7 @@ def official_measures() -> list[str]:
 @draw_options
 def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties, negative,
              names, strict, judged_only, strategy, prior, b, seed, point, fmt, sort_runs, output,
-             baseline, test, alpha, stream, stream_block, **draw) -> None:
+             baseline, test, correction, alpha, stream, stream_block, **draw) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS (without -m,
     with trec_eval's default measures)."""
     lean_arrow()
@@ -107,6 +117,9 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
     from unjudged.policies import Policies
     from unjudged.report.tables import render
 
+    if fmt in TABLE_FORMATS and per_topic:
+        raise click.BadParameter(f"-f {fmt} prints one row per run; per-topic values (-q) "
+                                 "need table, tsv, csv, jsonl or trec", param_hint="-q")
     ms = parse_measures(list(measures) or official_measures())
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)
@@ -116,6 +129,9 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
         refuse_options(strategy, baseline)
         results = stream_results(qrels, runs, ms, pol, names=names, strict=strict,
                                  block_size=stream_block).sorted_runs(sort_runs)
+        if fmt in TABLE_FORMATS:
+            return write_output(_comparison(results, fmt, None, test, correction, alpha, seed),
+                                output)
         return write_output(render(results, fmt, per_topic=per_topic), output)
     q = read_qrels(qrels)
     runs = cli_runs(runs, q, policies=pol, names=names, strict=strict)
@@ -132,6 +148,9 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
                             prior=prior, b=b, seed=seed, point=point, policies=pol, **draw)
         results = strategy_results(est, strategy)
     results = results.sorted_runs(sort_runs)
+    if fmt in TABLE_FORMATS:  # --baseline sets the table's comparisons
+        return write_output(_comparison(results, fmt, baseline, test, correction, alpha, seed),
+                            output)
     text = render(results, fmt, per_topic=per_topic)
     if baseline is not None:
         from unjudged.analysis.baseline import assessment_measures, baseline_comparison
@@ -142,6 +161,14 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
                                    seed=seed)
         text += render_baseline(rows, fmt, test=test, alpha=alpha)
     write_output(text, output)
+
+
+def _comparison(results, fmt: str, baseline: str | None, test: str, correction: str,
+                alpha: float, seed: int) -> str:
+    from unjudged.report.comparison import compare_table
+
+    return compare_table(results, fmt, baseline=baseline, test=test, correction=correction,
+                         alpha=alpha, seed=seed)
 
 
 @main.command("estimate")
