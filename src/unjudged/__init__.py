@@ -25,6 +25,7 @@ The public API::
     compare_table(results, "latex"|"markdown", baseline=None, test="t", correction="holm")
                                             runs x measures, best in bold, superscripts naming
                                             the runs each is significantly better than
+    write_run(run, path) / write_qrels(qrels, path)   TREC text, written atomically
     decision_matrix(runs, qrels, ["P", "AP"], depths)   seed 001's decision matrix
     read_sampled_qrels(path) -> SampledQrels     sample_eval's 5-column qrels (strata)
     infer(runs, sampled_qrels, measures, level=0.95) -> DataFrame   infAP, xinfAP, infNDCG,
@@ -54,7 +55,8 @@ __all__ = [
     "build_pool", "coverage", "compare_qrels", "leave_one_group_out", "read_groups",
     "make_executor", "read_sampled_qrels", "SampledQrels", "infer", "paired_test",
     "pairwise_tests", "decision_matrix", "baseline_comparison", "sample_qrels",
-    "sampling_experiment", "plan_judgments", "compare_table", "__version__",
+    "sampling_experiment", "plan_judgments", "compare_table", "write_run", "write_qrels",
+    "__version__",
 ]
 
 _LAZY = {
@@ -82,6 +84,7 @@ _LAZY = {
     "sampling_experiment": "unjudged.experiments.sampling",
     "plan_judgments": "unjudged.planning.plan",
     "compare_table": "unjudged.report.comparison",
+    "write_run": "unjudged.io.write", "write_qrels": "unjudged.io.write",
 }
 
 

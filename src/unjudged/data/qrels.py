@@ -133,6 +133,23 @@ class Qrels:
             out[self.topics[key // v]][docs[key % v]] = g
         return out
 
+    def to_frame(self):
+        """A pandas DataFrame with ir_measures' columns query_id, doc_id, relevance and
+        iteration, one row per judgment line (unjudged.read_qrels reads it back).
+
+        Example:
+            >>> from unjudged.io import read_qrels
+            >>> read_qrels({"q1": {"d1": 2, "d2": 0}}).to_frame().values.tolist()
+            [['q1', 'd1', 2, '0'], ['q1', 'd2', 0, '0']]
+        """
+        import pandas as pd
+
+        qid, group, docno, grade = qrels_columns(self)
+        return pd.DataFrame({"query_id": qid.to_numpy(zero_copy_only=False),
+                             "doc_id": docno.to_numpy(zero_copy_only=False),
+                             "relevance": np.asarray(grade, dtype=np.int64),
+                             "iteration": group.to_numpy(zero_copy_only=False)})
+
 
 #: Grade returned by Qrels.lookup for a (topic, document) the qrels do not contain.
 MISSING = np.iinfo(np.int32).min

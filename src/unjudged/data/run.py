@@ -111,6 +111,22 @@ class Run:
             out[t] = dict(zip(docs[a:b], self.score[a:b].tolist(), strict=True))
         return out
 
+    def to_frame(self):
+        """A pandas DataFrame with ir_measures' columns query_id, doc_id and score, in ranking
+        order (unjudged.read_run reads it back).
+
+        Example:
+            >>> from unjudged.io import read_run
+            >>> read_run({"q1": {"d1": 1.0, "d2": 2.0}}).to_frame().values.tolist()
+            [['q1', 'd2', 2.0], ['q1', 'd1', 1.0]]
+        """
+        import pandas as pd
+
+        topic = np.repeat(np.arange(len(self.topics)), np.diff(self.offsets))
+        return pd.DataFrame({"query_id": np.array(self.topics, dtype=object)[topic],
+                             "doc_id": self.docno.to_numpy(zero_copy_only=False),
+                             "score": self.score})
+
 
 _Order = Literal["ascending", "descending"]  # of tied documents' ids
 

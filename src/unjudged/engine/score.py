@@ -17,7 +17,7 @@ from unjudged.engine.results import Results, RunResult
 from unjudged.errors import InputError, note
 from unjudged.io import read_qrels, read_run, read_runs
 from unjudged.io.irds import is_irds_source
-from unjudged.io.records import first_is_record, is_records
+from unjudged.io.records import converts_to_dict, first_is_record, is_records
 from unjudged.measures import Measure, parse_measures
 from unjudged.policies import NameMode, Policies, TieBreak
 
@@ -34,7 +34,7 @@ def _as_runs(runs: Any, ties: TieBreak, qrels: Qrels | None = None,
     else:
         if isinstance(runs, (Run, Mapping, str, bytes, io.IOBase)) \
                 or type(runs).__name__ == "DataFrame" or hasattr(runs, "__fspath__") \
-                or is_irds_source(runs):
+                or is_irds_source(runs) or converts_to_dict(runs):  # ranx's Run
             # one run (a stream is one file, not a list of sources)
             runs = [runs]
         elif is_records(runs):

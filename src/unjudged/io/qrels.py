@@ -18,7 +18,7 @@ from unjudged.io._source import display_name
 from unjudged.io._validate import QRELS, Layout, grade_problem, grade_value, row_error
 from unjudged.io.irds import dataset_name, is_irds_source
 from unjudged.io.paths import not_trec, tabular_kind
-from unjudged.io.records import QRELS_FIELDS, is_records, record_columns
+from unjudged.io.records import QRELS_FIELDS, is_records, nested_mapping, record_columns
 
 QRELS_LAYOUT = "qid iter docno grade"
 _NAMES = ["qid", "group", "docno", "grade"]
@@ -30,7 +30,8 @@ def read_qrels(source: Any) -> Qrels:
     A DataFrame needs query_id (or qid), doc_id (or docno) and relevance (or grade, label)
     columns and optionally iteration/subtopic; a dict is {qid: {docno: grade}}. Also: an
     iterable of records (ir_measures' `Qrel`, ir_datasets' qrels, namedtuples, objects or dicts
-    with those fields, tuples (qid, docno, grade[, iteration])), an ir_datasets dataset
+    with those fields, tuples (qid, docno, grade[, iteration])), ranx's `Qrels` (anything whose
+    `to_dict()` gives {qid: {docno: grade}}), an ir_datasets dataset
     (anything with `qrels_iter()`) or `irds:<dataset id>`, and files with a header in
     ir_measures' or PyTerrier's column names: CSV, TSV, JSONL, Parquet.
 
@@ -50,6 +51,9 @@ def read_qrels(source: Any) -> Qrels:
                            source="<dict>")
     if type(source).__name__ == "DataFrame":
         return _from_frame(source)
+    ranx = nested_mapping(source)  # ranx's Qrels, or anything with a .to_dict() like it
+    if ranx is not None:
+        return read_qrels(ranx)
     if is_irds_source(source):
         return _from_records(irds.records(source, "qrels"), dataset_name(source))
     if is_records(source):

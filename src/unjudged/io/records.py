@@ -45,6 +45,38 @@ QRELS_FIELDS: tuple[Field, ...] = (
 )
 
 
+def converts_to_dict(source: Any) -> bool:
+    """Whether `source` is an object (not a dict, path, text, frame or series) with a
+    `to_dict()` method, as ranx's Run and Qrels: cheap, nothing is called."""
+    if not callable(getattr(source, "to_dict", None)):
+        return False
+    if isinstance(source, (Mapping, str, bytes, os.PathLike)):
+        return False
+    return type(source).__name__ not in ("DataFrame", "Series") and \
+        not hasattr(source, "to_arrow")
+
+
+def nested_mapping(source: Any) -> dict[str, Any] | None:
+    """The {qid: {docno: value}} of an object that converts itself with `.to_dict()` (ranx's
+    Run and Qrels; ranx need not be installed), else None: a frame's or a series' `to_dict`
+    gives something else and is never called.
+
+    Example:
+        >>> class Like:  # ranx.Run's interface
+        ...     name = "bm25"
+        ...     def to_dict(self):
+        ...         return {"q1": {"d1": 1.5}}
+        >>> nested_mapping(Like()), nested_mapping({"q1": {}}), nested_mapping([1])
+        ({'q1': {'d1': 1.5}}, None, None)
+    """
+    if not converts_to_dict(source):
+        return None
+    data = source.to_dict()
+    if not isinstance(data, Mapping) or not all(isinstance(v, Mapping) for v in data.values()):
+        return None
+    return {q: dict(v) for q, v in data.items()}
+
+
 def is_records(source: Any) -> bool:
     """Whether `source` is an iterable of records (not a path, text, stream, dict or frame).
 

@@ -45,7 +45,7 @@ from unjudged.io.paths import (  # noqa: F401
     not_trec,
     tabular_kind,
 )
-from unjudged.io.records import RUN_FIELDS, is_records, record_columns
+from unjudged.io.records import RUN_FIELDS, is_records, nested_mapping, record_columns
 from unjudged.policies import TieBreak
 
 RUN_LAYOUT = "qid Q0 docno rank score tag"
@@ -60,7 +60,8 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
     A DataFrame needs columns query_id (or qid), doc_id (or docno), score and optionally rank and
     run/tag; a dict is {qid: {docno: score}}. Also: an iterable of records (ir_measures'
     `ScoredDoc`, namedtuples, objects or dicts with those fields, tuples (qid, docno, score)),
-    an ir_datasets dataset (anything with `scoreddocs_iter()`) or `irds:<dataset id>`, and
+    an ir_datasets dataset (anything with `scoreddocs_iter()`) or `irds:<dataset id>`, ranx's
+    `Run` (anything whose `to_dict()` gives {qid: {docno: score}}; named by its `name`), and
     files with a header in ir_measures' or PyTerrier's column names: CSV, TSV, JSONL, Parquet
     (see unjudged.io._csv.table_format).
 
@@ -75,6 +76,9 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
         return _from_dict(source, name or "run", ties, qrels)
     if _is_dataframe(source):
         return _from_frame(source, name, ties, qrels)
+    ranx = nested_mapping(source)  # ranx's Run, or anything with a .to_dict() like it
+    if ranx is not None:
+        return _from_dict(ranx, name or getattr(source, "name", None) or "run", ties, qrels)
     if is_irds_source(source):
         where = dataset_name(source)
         return _from_records(irds.records(source, "scoreddocs"), name or where, where, ties,

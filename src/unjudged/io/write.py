@@ -1,12 +1,15 @@
-"""Write qrels as `qid iter docno grade` text, built column-wise with Arrow.
+"""Write qrels as `qid iter docno grade` text and runs as `qid Q0 docno rank score tag` text,
+built column-wise with Arrow (`unjudged.write_qrels`, `unjudged.write_run`).
 
 The text is assembled by Arrow's string kernels and taken from one buffer, so writing 300,000
-judgments creates no Python string per line.
+judgments (or a 7-million-line run) creates no Python string per line. Files are written
+atomically (unjudged.io.atomic): a reader never sees half a file.
 """
 
 from __future__ import annotations
 
-from typing import cast
+import os
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -14,6 +17,7 @@ import pyarrow.compute as pc
 
 from unjudged.data._strings import arrow_of, byte_ranks, numpy_of
 from unjudged.data.qrels import Qrels, qrels_columns
+from unjudged.data.run import Run
 from unjudged.errors import InputError
 
 # What a field of TREC text cannot hold: the readers split fields on any of these blanks and end
@@ -67,24 +71,30 @@ def check_writable(qrels: Qrels) -> None:
         unjudged.errors.InputError: <dict>: topic '#1' cannot be written as TREC text: \
 a topic starting with '#' reads back as a comment
     """
+    _check_ids(qrels.source, qrels.topics, (("document", qrels.docs),
+                                            ("iteration", qrels.group)))
+
+
+def _check_ids(source: str, topics: list[str], columns) -> None:
+    """check_writable's rules for the topics and for the (what, Arrow strings) `columns`."""
     import re
 
-    for topic in qrels.topics:
+    for topic in topics:
         why = ("it is empty" if not topic else
                "a topic starting with '#' reads back as a comment" if topic.startswith("#") else
                "a byte order mark at the start of a file is dropped"
                if topic.startswith("\ufeff") else
                "it holds a blank, line end or NUL" if re.search(_BREAKS, topic) else None)
         if why:
-            raise InputError(qrels.source, f"topic {topic!r} cannot be written as TREC text: "
+            raise InputError(source, f"topic {topic!r} cannot be written as TREC text: "
                              f"{why}")
-    for what, column in (("document", qrels.docs), ("iteration", qrels.group)):
+    for what, column in columns:
         # (pyarrow-stubs: the string kernels are typed for typed string arrays only)
         bad = pc.or_(pc.equal(pc.binary_length(column), 0),  # type: ignore[call-overload]
                      pc.match_substring_regex(column, _BREAKS))
         if pc.any(bad).as_py():
             value = column.filter(bad)[0].as_py()
-            raise InputError(qrels.source, f"{what} id {value!r} cannot be written as TREC "
+            raise InputError(source, f"{what} id {value!r} cannot be written as TREC "
                              "text: an id must be non-empty, without blanks, line ends or NUL")
 
 
@@ -100,7 +110,13 @@ def format_qrels_columns(qid: pa.Array, iteration: pa.Array, docno: pa.Array,
     if len(qid) == 0:
         return ""
     grades = pc.cast(arrow_of(np.asarray(grade, dtype=np.int64)), pa.string())
-    lines = pc.binary_join_element_wise(qid, iteration, docno, grades, " ")  # type: ignore[call-overload]  # stubs
+    return _joined(qid, iteration, docno, grades)
+
+
+def _joined(*columns: Any) -> str:
+    """One line per row: the string `columns` (arrays, or strings repeated on every line)
+    joined by single blanks."""
+    lines = pc.binary_join_element_wise(*columns, " ")
     # Joining each line with an empty string under a newline separator appends the newline;
     # the array's data buffer is then the whole file.
     lines = pc.binary_join_element_wise(lines, "", "\n")
@@ -109,3 +125,74 @@ def format_qrels_columns(qid: pa.Array, iteration: pa.Array, docno: pa.Array,
     offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)[lines.offset:]
     data = lines.buffers()[2]
     return data.to_pybytes()[offsets[0] : offsets[len(lines)]].decode("utf-8")
+
+
+def format_run(run: Run, tag: str | None = None) -> str:
+    """The text of `run`, one `qid Q0 docno rank score tag` line per document: topics in the
+    run's order, each ranking in its order with ranks 1, 2, ...; scores in the shortest text
+    that reads back as the same double; `tag` (default: the run's name) in the last column.
+
+    Example:
+        >>> from unjudged.io import read_run
+        >>> print(format_run(read_run({"2": {"b": 0.25, "a": 1}, "10": {"c": 3}}, name="bm25")),
+        ...       end="")
+        10 Q0 c 1 3 bm25
+        2 Q0 a 1 1 bm25
+        2 Q0 b 2 0.25 bm25
+    """
+    tag = run.name if tag is None else tag
+    if not tag or any(ch in tag for ch in " \t\n\r\v\f\x00"):
+        raise InputError(run.source, f"run tag {tag!r} cannot be written as TREC text: a tag "
+                         "must be non-empty, without blanks, line ends or NUL")
+    _check_ids(run.source, run.topics, (("document", run.docno),))
+    n = len(run)
+    if n == 0:
+        return ""
+    from unjudged.data._strings import string_array
+
+    lengths = np.diff(run.offsets)
+    topic = np.repeat(np.arange(len(run.topics), dtype=np.int32), lengths)
+    # 1-based rank within each topic: the row number minus its topic's first row
+    rank = np.arange(1, n + 1, dtype=np.int64) - np.repeat(run.offsets[:-1], lengths)
+    qid = string_array(run.topics).take(arrow_of(topic))
+    return _joined(qid, "Q0", run.docno, pc.cast(arrow_of(rank), pa.string()),
+                   pc.cast(arrow_of(run.score), pa.string()), tag)
+
+
+def write_run(run: Any, path: str | os.PathLike[str], *, tag: str | None = None) -> None:
+    """Write `run` to `path` as a TREC run file (`format_run`), atomically; `run` is a Run or
+    anything unjudged.read_run takes (a dict, a DataFrame, ranx's Run, ...). "-" is stdout.
+
+    Example:
+        >>> import os, tempfile
+        >>> from unjudged.io import read_run
+        >>> path = os.path.join(tempfile.mkdtemp(), "bm25.run")
+        >>> write_run({"q1": {"d1": 2.5, "d2": 1.0}}, path, tag="bm25")
+        >>> print(open(path).read(), end="")
+        q1 Q0 d1 1 2.5 bm25
+        q1 Q0 d2 2 1 bm25
+        >>> read_run(path).to_dict()
+        {'q1': {'d1': 2.5, 'd2': 1.0}}
+    """
+    from unjudged.io.atomic import write_file
+    from unjudged.io.runs import read_run
+
+    write_file(path, format_run(read_run(run), tag))
+
+
+def write_qrels(qrels: Any, path: str | os.PathLike[str], *, sort: bool = True) -> None:
+    """Write `qrels` to `path` as TREC qrels (`format_qrels`: `qid iter docno grade`),
+    atomically; `qrels` is a Qrels or anything unjudged.read_qrels takes. "-" is stdout.
+
+    Example:
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+        >>> write_qrels({"q1": {"d2": 0, "d1": 2}}, path)
+        >>> print(open(path).read(), end="")
+        q1 0 d1 2
+        q1 0 d2 0
+    """
+    from unjudged.io.atomic import write_file
+    from unjudged.io.qrels import read_qrels
+
+    write_file(path, format_qrels(read_qrels(qrels), sort=sort))
