@@ -6,6 +6,7 @@ the shared data is there)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -81,6 +82,57 @@ def test_pair_objective_ignores_documents_of_other_runs():
         p = plan(runs, q, 5, parse_measures("nDCG@3"),
                  PlanSettings(s, objective="pair", pair=("A", "B"), b=200))
         assert p.docnos == ["u"], s  # v is C's only
+
+
+def test_an_open_pair_gets_no_note():
+    q, runs = _flip_case()
+    for s in ALL:
+        p = plan(runs, q, 5, parse_measures("nDCG@3"),
+                 PlanSettings(s, objective="pair", pair=("A", "B"), b=200))
+        assert p.note is None and p.docnos == ["u"], s
+
+
+# the shipped example (TREC-COVID round 1): under nDCG@10, [nonrel, upper] is BBGhelani1
+# [0.6689, 0.7084], BERT [0.1736, 0.2866], run1 [0.6844, 0.7407]
+EXAMPLE = Path(__file__).resolve().parents[1] / "src" / "unjudged" / "data" / "example"
+
+
+@pytest.mark.parametrize("strategy", ["uncertainty", "mtc", "depth"])
+def test_a_pair_the_bounds_settle_gets_no_documents_and_says_so(strategy):
+    """The pair objective on a pair whose bounds do not overlap: no judgment can reverse it,
+    so no document is proposed (the planner offered 50 of value 0 before), and the note says
+    why with the bounds."""
+    runs = [read_run(EXAMPLE / f"{n}.run.xz") for n in ("BBGhelani1", "BERT", "run1")]
+    q = read_qrels(EXAMPLE / "qrels-rnd1.txt.xz")
+    p = plan(runs, q, 50, parse_measures("nDCG@10"),
+             PlanSettings(strategy, objective="pair", pair=("BERT", "BBGhelani1"), b=200))
+    assert len(p) == 0 and p.lines() == "" and p.open_before > 0
+    assert p.note == (
+        "--pair BERT BBGhelani1 is settled: under nDCG@10 BBGhelani1 scores at least 0.6689 "
+        "(unjudged documents non-relevant) and BERT at most 0.2866 (of the best grade the "
+        "pool has), so judging cannot reverse the order while the pool's normaliser holds; "
+        "the plan is empty")
+
+
+def test_cli_plan_on_a_settled_pair(tmp_path):
+    files = [str(EXAMPLE / "qrels-rnd1.txt.xz"),
+             *(str(EXAMPLE / f"{n}.run.xz") for n in ("BBGhelani1", "BERT", "run1"))]
+    out = CliRunner().invoke(main, ["plan", *files, "--budget", "50", "-b", "200", "--pair",
+                                    "BBGhelani1", "BERT"])
+    assert out.exit_code == 0, out.output
+    assert out.stdout == ""
+    notes = [x for x in out.stderr.splitlines() if x.startswith("unjudged: note:")]
+    assert len(notes) == 1 and "--pair BBGhelani1 BERT is settled" in notes[0]
+    assert "plan: 0 documents" in out.stderr
+    # a pair the bootstrap settles but the bounds do not: the list, and why it is there
+    out = CliRunner().invoke(main, ["plan", *files, "--budget", "20", "-b", "200", "--pair",
+                                    "BBGhelani1", "run1"])
+    assert out.exit_code == 0 and len(out.stdout.splitlines()) == 20
+    notes = [x for x in out.stderr.splitlines() if x.startswith("unjudged: note:")]
+    assert notes == ["unjudged: note: --pair BBGhelani1 run1 is settled by the bootstrap: "
+                     "P(run1 > BBGhelani1) = 1.000 under nDCG@10 (the report's threshold is "
+                     "0.95), not by the bounds: the plan lists the documents whose judgment "
+                     "could still reverse it"]
 
 
 def test_uncertainty_prefers_the_open_comparison():

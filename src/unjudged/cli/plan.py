@@ -121,7 +121,9 @@ def plan_cmd(qrels, runs, budget, strategy, measures, objective, pair, b, seed, 
         say(f"unjudged: note: --candidates: {p.given - p.open_before} of its {p.given} "
             "(topic, document) pairs are not open candidates (no run retrieves them"
             + (", or not --pair's runs" if pair else "") + ", or the qrels judge them)")
-    if p.open_before and len(p) < budget:
+    if p.note is not None:  # about the pair: settled (an empty plan), or all but settled
+        say(f"unjudged: note: {p.note}")
+    if p.open_before and len(p) < budget and not (p.note is not None and not len(p)):
         say(f"unjudged: note: only {p.open_before} documents can be chosen; the plan holds "
             f"{len(p)}, not {budget}")
     head = (f"plan: {len(p)} documents by {strategy} ({settings.objective}"

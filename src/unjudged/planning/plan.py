@@ -16,7 +16,7 @@ from unjudged.measures import Measure
 from unjudged.planning.effects import Effects, effects
 from unjudged.planning.strategies import STRATEGIES
 from unjudged.planning.universe import Universe, distinct_pairs
-from unjudged.planning.value import PairMoments
+from unjudged.planning.value import PairMoments, above
 from unjudged.policies import Policies
 from unjudged.strategies.priors import MODEL_PRIORS, split_prior
 
@@ -202,24 +202,64 @@ class Context:
             return w
         return 1.0 - np.eye(n)
 
+    def bounds(self, runs: Sequence[Run]) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) (runs, measures): the runs' scores with every unjudged document
+        non-relevant, and of the best grade the pool still has (NaN as 0)."""
+        from unjudged.engine.estimate import EstimateSettings, estimate_all
+
+        est = estimate_all(runs, self.u.qrels, self.measures,
+                           EstimateSettings(methods=("nonrel", "upper"),
+                                            policies=self.settings.policies))
+        return (np.nan_to_num(np.stack([r.summary("nonrel") for r in est.runs])),
+                np.nan_to_num(np.stack([r.summary("upper") for r in est.runs])))
+
     def open_pairs(self) -> np.ndarray | None:
         """The pair weights of minimal test collections: pairs whose order the guaranteed
         bounds (unjudged non-relevant / all relevant) do not settle under some measure."""
         w = self.pair_weights()
         if w is None or self.settings.objective == "pair":
             return w
-        from unjudged.engine.estimate import EstimateSettings, estimate_all
-
-        est = estimate_all(self.runs, self.u.qrels, self.measures,
-                           EstimateSettings(methods=("nonrel", "upper"),
-                                            policies=self.settings.policies))
-        lo = np.stack([r.summary("nonrel") for r in est.runs])  # (runs, measures)
-        hi = np.stack([r.summary("upper") for r in est.runs])
+        lo, hi = self.bounds(self.runs)
         settled = np.zeros_like(w, dtype=bool)
         for i in range(lo.shape[1]):
-            a, b = np.nan_to_num(lo[:, i]), np.nan_to_num(hi[:, i])
+            a, b = lo[:, i], hi[:, i]
             settled |= (a[:, None] > b[None, :]) | (a[None, :] > b[:, None])
         return np.where(settled, 0.0, w)
+
+    def pair_settled(self) -> str | None:
+        """For the pair objective: why the bounds order the pair under every measure (one
+        line), or None when some measure leaves the order open."""
+        names = [self.u.runs[i] for i in self.focus]
+        lo, hi = self.bounds([self.runs[i] for i in self.focus])
+        why = []
+        for i, m in enumerate(self.measures):
+            w = 0 if lo[0, i] > hi[1, i] else 1 if lo[1, i] > hi[0, i] else None
+            if w is None:
+                return None
+            why.append(f"under {m.name} {names[w]} scores at least {lo[w, i]:.4f} "
+                       f"(unjudged documents non-relevant) and {names[1 - w]} at most "
+                       f"{hi[1 - w, i]:.4f} (of the best grade the pool has)")
+        return (f"--pair {names[0]} {names[1]} is settled: {'; '.join(why)}, so judging "
+                "cannot reverse the order while the pool's normaliser holds; the plan is "
+                "empty")
+
+    def pair_odds(self) -> str | None:
+        """For the pair objective of the uncertainty planner: a line when its P(A > B) (the
+        planner's normal model of the bootstrap's draws) reaches DECIDED either way under every
+        measure although the bounds leave the order open, or None."""
+        a, b = self.focus
+        names = [self.u.runs[i] for i in self.focus]
+        chances = []
+        for m, mo in zip(self.measures, self.moments(), strict=True):
+            p = float(above(np.array(mo.mean[a] - mo.mean[b]), np.array(mo.pair_var[a, b])))
+            if max(p, 1 - p) < DECIDED:
+                return None
+            w = 0 if p >= 0.5 else 1
+            chances.append(f"P({names[w]} > {names[1 - w]}) = {max(p, 1 - p):.3f} under "
+                           f"{m.name}")
+        return (f"--pair {names[0]} {names[1]} is settled by the bootstrap: "
+                f"{'; '.join(chances)} (the report's threshold is {DECIDED}), not by the "
+                "bounds: the plan lists the documents whose judgment could still reverse it")
 
 
 @dataclass(eq=False)
@@ -238,6 +278,9 @@ class Plan:
     eligible: np.ndarray
     #: distinct (topic, document) pairs of the candidates file, when one was given
     given: int | None = None
+    #: for the pair objective: a line saying that the pair is settled (the plan is then
+    #: empty) or that the bootstrap all but settles it (Context.pair_settled, pair_odds)
+    note: str | None = None
 
     def __len__(self) -> int:
         return int(self.chosen.size)
@@ -317,12 +360,19 @@ def plan(runs: Sequence[Run], qrels: Qrels, budget: int, measures: list[Measure]
                                                              candidates)
     ctx = Context(u, runs, measures, s, executor, desc, draws)
     eligible = ctx.open_candidates()
-    chosen, scores = STRATEGIES[s.strategy].choose(ctx, min(budget, eligible.size))
+    # a settled pair: every document would be worth nothing, so none is proposed
+    note = ctx.pair_settled() if s.objective == "pair" and eligible.size else None
+    if note is not None:
+        chosen, scores = np.zeros(0, dtype=np.int64), np.zeros(0)
+    else:
+        chosen, scores = STRATEGIES[s.strategy].choose(ctx, min(budget, eligible.size))
+        if s.objective == "pair" and s.strategy == "uncertainty" and eligible.size:
+            note = ctx.pair_odds()
     chosen = np.asarray(chosen, dtype=np.int64)
     return Plan(u, chosen, np.asarray(scores, dtype=float), ctx.p_relevant()[chosen], s,
                 measures, budget, int(eligible.size),
                 np.bincount(u.topic[eligible], minlength=len(u.topics)),
-                None if candidates is None else distinct_pairs(candidates))
+                None if candidates is None else distinct_pairs(candidates), note)
 
 
 def plan_judgments(runs: Any, qrels: Any, budget: int, measures: Any = "nDCG@10", *,
