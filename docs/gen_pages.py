@@ -56,7 +56,19 @@ def command(path: list[str]) -> click.Command:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+    """Text for a Markdown table cell. A pipe escaped as \\| inside a code span shows its
+    backslash (Python-Markdown keeps code spans literal), so code spans become <code> elements
+    and every pipe the character reference &#124;, which no table splits on.
+
+    >>> _cell("one of `a|b` or c|d <x>")
+    'one of <code>a&#124;b</code> or c&#124;d &lt;x&gt;'
+    """
+    import html
+
+    parts = re.split(r"`([^`]*)`", text.replace("\n", " "))
+    out = [f"<code>{html.escape(p, quote=False)}</code>" if i % 2 else html.escape(p, quote=False)
+           for i, p in enumerate(parts)]
+    return "".join(out).replace("|", "&#124;")
 
 
 def options_markdown(path: list[str]) -> str:
@@ -72,7 +84,7 @@ def options_markdown(path: list[str]) -> str:
     if isinstance(cmd, click.Group):
         out += ["| subcommand | what it does |", "|---|---|"]
         for name, sub in cmd.commands.items():
-            out.append(f"| `{name}` | {_cell(sub.get_short_help_str(200))} |")
+            out.append(f"| {_cell(f'`{name}`')} | {_cell(sub.get_short_help_str(200))} |")
         return "\n".join(out) + "\n"
     help_text = cmd.help or ""
     if "\b" in help_text:  # a command that parses its own options (ndeval) lists them itself
@@ -82,7 +94,7 @@ def options_markdown(path: list[str]) -> str:
     rows = [r for r in rows if r is not None]
     if rows:
         out += ["| option | meaning |", "|---|---|"]
-        out += [f"| `{_cell(names)}` | {_cell(text)} |" for names, text in rows]
+        out += [f"| {_cell(f'`{names}`')} | {_cell(text)} |" for names, text in rows]
     return "\n".join(out) + "\n"
 
 

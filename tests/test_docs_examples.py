@@ -294,10 +294,21 @@ def test_site_builds_strict(tmp_path):
                           "-d", str(tmp_path / "site")], cwd=ROOT, capture_output=True,
                          text=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr[-3000:]
-    catalogue = (tmp_path / "site" / "catalogue" / "index.html").read_text()
+    site = tmp_path / "site"
+    catalogue = (site / "catalogue.html").read_text()
     from unjudged.measures import families
 
     assert all(f'id="{re.sub(r"[^a-z0-9-]", "", s.name.lower())}"' in catalogue
                for s in families())
-    eval_page = (tmp_path / "site" / "commands" / "eval" / "index.html").read_text()
+    eval_page = (site / "commands" / "eval.html").read_text()
     assert "--unjudged" in eval_page and "--stream" in eval_page
+    # opened from disk, every internal link names a file: no folder (a directory listing)
+    pages = list(site.rglob("*.html"))
+    links = {(page, href) for page in pages
+             for href in re.findall(r'href="([^"#?]*)[^"]*"', page.read_text())
+             if href and not href.startswith(("http:", "https:", "mailto:", "data:"))}
+    folders = [(p.relative_to(site), h) for p, h in links if (p.parent / h).resolve().is_dir()]
+    assert len(links) > 500 and folders == []
+    # option tables: pipes inside code show as pipes, never as a literal \|
+    assert "<code>-f, --format [table&#124;tsv&#124;csv" in eval_page
+    assert not [p.name for p in pages if "\\|" in p.read_text()]

@@ -5,6 +5,8 @@ The experiment is tested in test_sampling_experiment.py."""
 from __future__ import annotations
 
 import io
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -202,6 +204,41 @@ def test_sample_command_writes_five_columns_that_infer_reads(files):
         sample_qrels(q, "depth:1+uniform", runs, seed=4).to_dict()
     res = CliRunner().invoke(main, ["infer", str(out), a, "-m", "xinfAP"])
     assert res.exit_code == 0 and "xinfAP" in res.output
+
+
+def test_sample_command_says_when_a_design_samples_everything(files):
+    """depth:2 of these runs pools every judged document: one line says that nothing is left
+    to infer (README's former example did so on TREC-COVID round 1: 8691 of 8691)."""
+    qrels, a, b, tmp = files
+    res = CliRunner().invoke(main, ["sample", qrels, a, b, "--design", "depth:3+uniform",
+                                    "-o", str(tmp / "all.txt")])
+    assert res.exit_code == 0, res.output
+    lines = res.stderr.splitlines()
+    assert lines[0].startswith("unjudged: depth:3+uniform: sampled 11 of 11 judgments (100.0%)")
+    assert lines[1:] == [
+        "unjudged: note: depth:3+uniform samples every judgment, so inferred measures will "
+        "equal the full qrels' values; a shallower depth or a rate samples "
+        "(depth:1+strata:3,1.5,1, depth:10+strata:3,1.5,1:0.2, uniform:0.2)"]
+    res = CliRunner().invoke(main, ["sample", qrels, a, b, "--design", "depth:1+uniform",
+                                    "-o", str(tmp / "some.txt")])
+    assert res.exit_code == 0 and len(res.stderr.splitlines()) == 1
+
+
+def test_readme_sample_example_samples_round_1(tmp_path):
+    """The README's `unjudged sample` example on TREC-COVID round 1 (143 runs) samples part
+    of the judgments: 3416 of 8691."""
+    from shared_data import DATA, need
+
+    r1 = need(DATA / "castorini-TREC-COVID" / "round1")
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    design = re.search(r"unjudged sample qrels\.txt runs/ --design (\S+)", readme).group(1)
+    res = CliRunner().invoke(main, ["sample", str(r1 / "qrels" / "qrels-rnd1.txt"),
+                                    str(r1 / "runs"), "--design", design, "--seed", "1",
+                                    "-o", str(tmp_path / "s.txt")])
+    assert res.exit_code == 0, res.output
+    assert res.stderr.splitlines() == [
+        f"unjudged: {design}: sampled 3416 of 8691 judgments (39.3%); strata 1: 1708 of 1708, "
+        "2: 934 of 2338, 3: 467 of 2328, 4: 307 of 2317"]
 
 
 @pytest.mark.parametrize("args, words", [

@@ -224,6 +224,12 @@ def sampling_experiment_cmd(qrels, runs, designs, trials, measures, contributing
 
     ms = parse_measures(list(measures or ESTIMATORS))
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
+    if size.sum() and n.sum() == size.sum():  # e.g. a depth pool as deep as the judging
+        from unjudged.errors import note
+
+        note(f"{design.text} samples every judgment, so inferred measures will equal the "
+             "full qrels' values; a shallower depth or a rate samples (depth:1+strata:3,1.5,1, "
+             "depth:10+strata:3,1.5,1:0.2, uniform:0.2)")
                    depth=depth)
     q = read_qrels(qrels)
     loaded = list(cli_runs(runs, q, policies=pol, names=names, strict=strict))

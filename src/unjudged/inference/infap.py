@@ -31,7 +31,7 @@ variance of a ratio of two stratified estimates (sum of weighted precisions over
 number of relevant documents); component 2 uses each stratum's documents above rank k, weights
 each precision by its stratum's N_s / n_s over the estimated R, and keeps the covariances.
 
-No zero-width interval for an estimate that is not exact (issue 17): where component 1's
+No zero-width interval for an estimate that is not exact: where component 1's
 sample variance is undefined or collapses to 0 although documents were left unsampled (r < 2,
 no sampled relevant document retrieved, all precisions equal; for xinfAP a stratum with one
 sampled document or whose sampled e_i all agree, a topic with nothing relevant sampled), it is
