@@ -33,6 +33,8 @@ The public API::
     sample_qrels(qrels, design, ...) / sampling_experiment(...)   seed 002's designs
     plan_judgments(runs, qrels, budget, "nDCG@10", strategy=...) -> Plan   which documents
                                                  to judge next (docs/planning.md)
+    draw_audit(runs, qrels, judge, n) / judge_estimate(runs, qrels, judge, measures, audit=...)
+                                                 LLM labels + a human audit (docs/judges.md)
 
 `import unjudged.ir_measures` registers unjudged as an ir_measures provider, with estimate
 measures (Upper, Bootstrap, ...) for ir_measures and PyTerrier (docs/ir_measures.md).
@@ -56,7 +58,7 @@ __all__ = [
     "make_executor", "read_sampled_qrels", "SampledQrels", "infer", "paired_test",
     "pairwise_tests", "decision_matrix", "baseline_comparison", "sample_qrels",
     "sampling_experiment", "plan_judgments", "compare_table", "write_run", "write_qrels",
-    "__version__",
+    "judge_estimate", "draw_audit", "__version__",
 ]
 
 _LAZY = {
@@ -83,6 +85,7 @@ _LAZY = {
     "sample_qrels": "unjudged.judgments.sampling",
     "sampling_experiment": "unjudged.experiments.sampling",
     "plan_judgments": "unjudged.planning.plan",
+    "judge_estimate": "unjudged.judges", "draw_audit": "unjudged.judges",
     "compare_table": "unjudged.report.comparison",
     "write_run": "unjudged.io.write", "write_qrels": "unjudged.io.write",
 }

@@ -8,6 +8,7 @@ from unjudged.cli import (  # noqa: F401
     compare,
     evaluate,
     experiment,
+    judge,
     matrix,
     ndeval,
     plan,

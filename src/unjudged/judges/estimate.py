@@ -1,0 +1,397 @@
+"""Prediction-powered scores per (run, topic) and per run, from an automatic judge's labels
+corrected by a human audit sample (see unjudged.judges.ppi for the formulas).
+
+Measures: P@k, RBP and nDCG (@k or not). P and RBP are linear in per-document gains; nDCG is
+the ratio of the DCG estimate to the ideal DCG of the estimated counts per grade, its variance
+by the delta method with each document's DCG and count residuals taken together (they come
+from the same unknown grade). The counts per grade are reported too, as `R(grade=g)` rows
+(run "").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from unjudged.errors import InvalidOptionError, note
+from unjudged.judges import ppi
+from unjudged.judges.setting import Setting
+from unjudged.measures import Measure, parse_measures
+from unjudged.measures.dcg import gain_values
+
+FAMILIES = ("P", "RBP", "nDCG")
+COLUMNS = ["judge", "run", "topic", "measure", "judged", "estimate", "lo", "hi", "human_only",
+           "human_lo", "human_hi", "lam", "audited"]
+ALL = "all"  #: the topic of a run's mean over its topics
+
+
+def check_measures(measures: Any) -> list[Measure]:
+    """The measures, refusing those the judge estimate does not cover."""
+    out = parse_measures(measures)
+    bad = [m.name for m in out if m.spec.name not in FAMILIES
+           or (m.spec.name == "P" and m.cutoff is None) or m.kwargs().get("judged_only")]
+    if bad:
+        raise InvalidOptionError(
+            f"judge estimates cover P@k, RBP and nDCG (measures linear in per-document gains, "
+            f"and nDCG as their ratio), not {', '.join(bad)}")
+    return out
+
+
+def estimate_setting(st: Setting, measures: list[Measure], level: float = 0.95,
+                     counts: bool = True, calibrate: bool = True, lam: float | None = None
+                     ) -> pd.DataFrame:
+    """The rows of COLUMNS for one judge's setting. `calibrate`: predict each document's gain
+    by what the audit found for the judge's label (else by the judge's own distribution).
+    `lam`: PPI's weight of the predictions, fixed (0: the audit alone, 1: classic PPI) instead
+    of PPI++'s tuning."""
+    if not 0 < level < 1:
+        raise InvalidOptionError(f"level: expected a value in (0, 1), got {level}")
+    if lam is not None and not 0 <= lam <= 1:
+        raise InvalidOptionError(f"lam: expected a value in [0, 1], got {lam}")
+    md = _model(st, calibrate, lam)
+    frames = [_counts_rows(st, md, level)] if counts else []
+    for m in measures:
+        frames.append(_ndcg_rows(st, md, m, level) if m.spec.name == "nDCG"
+                      else _linear_rows(st, md, m, level))
+    out = pd.concat(frames, ignore_index=True)[COLUMNS]
+    # P, RBP and nDCG lie in [0, 1], counts in [0, inf): the points stay unbiased
+    high = np.where(out.measure.str.startswith(FAMILIES), 1.0, np.inf)
+    for lo, hi in (("lo", "hi"), ("human_lo", "human_hi")):
+        out[lo] = np.clip(out[lo].to_numpy(), 0.0, high)
+        out[hi] = np.clip(out[hi].to_numpy(), 0.0, high)
+    return out
+
+
+def _gains(m: Measure, levels: int) -> np.ndarray:
+    kw = m.kwargs()
+    grades = np.arange(levels)
+    if m.spec.name == "nDCG":
+        return gain_values(grades, kw["dcg"], kw["gains"])
+    rel = kw.get("rel")
+    if m.spec.name == "RBP" and rel is None:  # graded: grade / the scale's highest grade
+        return grades / max(levels - 1, 1.0)
+    return (grades >= (1 if rel is None else int(rel))).astype(np.float64)
+
+
+def _weights(m: Measure, rank: np.ndarray) -> np.ndarray:
+    k = m.cutoff
+    inside = np.ones(rank.size, dtype=bool) if k is None else rank <= k
+    if m.spec.name == "P":  # check_measures: P has a cutoff
+        return inside / float(k or 1)
+    if m.spec.name == "RBP":
+        p = float(m.kwargs()["p"])
+        return inside * (1.0 - p) * p ** (rank - 1.0)
+    return inside / np.log2(rank + 1.0)
+
+
+@dataclass(eq=False)
+class _Model:
+    """What the audit says about the judge, per pair: the variance weight (1 - pi) / pi of the
+    documents of U, P(human grade) under the judge's bin (and pooled, for the human-only
+    estimate), and 1 / pi of the audited ones."""
+
+    unknown: np.ndarray  # (P,) in U: judge-labelled, no fixed human grade
+    w: np.ndarray  # (P,) (1 - pi) / pi on U
+    judge: np.ndarray  # (P, L) P(grade | the judge's bin)
+    pooled: np.ndarray  # (P, L) P(grade) over the whole audit
+    inv: np.ndarray  # (P,) 1 / pi on the audited pairs
+    covered: bool  # an audit exists: the judge's error is in the intervals
+    lam: float | None = None  # a fixed lam, else PPI++'s
+
+
+def _model(st: Setting, calibrate: bool, lam: float | None = None) -> _Model:
+    unknown = st.labelled & (st.pair_topic >= 0)
+    audited = st.pi > 0
+    inv = np.divide(1.0, st.pi, out=np.zeros_like(st.pi), where=audited)
+    if not audited.any():
+        z = np.zeros(st.pi.size)
+        return _Model(unknown, z, st.dist, st.dist, inv, False, lam)
+    design = _design(st, unknown, audited)
+    w = np.where(unknown, (1.0 - design) / np.where(unknown, design, 1.0), 0.0)
+    bin_, nb = ppi.bins(st.dist @ np.arange(st.levels))
+    grade = np.maximum(st.audit_grade, 0)
+    judge = ppi.grade_model(bin_, audited, grade, st.pi, nb, st.levels)[bin_]
+    pooled = ppi.grade_model(np.zeros(st.pi.size, dtype=np.int64), audited, grade, st.pi, 1,
+                             st.levels)[np.zeros(st.pi.size, dtype=np.int64)]
+    return _Model(unknown, w, judge if calibrate else st.dist, pooled, inv, True, lam)
+
+
+def _design(st: Setting, unknown: np.ndarray, audited: np.ndarray) -> np.ndarray:
+    """Every pair's inclusion probability: the design's where known, else the drawn pairs' pi
+    and, for the others, the Horvitz-Thompson estimate of their topic's mean pi
+    (|S_t| / sum_S_t 1 / pi; the whole audit's for a topic with none drawn)."""
+    if st.design is not None:
+        return np.where(audited, st.pi, st.design)
+    t = st.pair_topic.clip(0)
+    nt = len(st.topics)
+    drawn = np.bincount(t, weights=audited, minlength=nt)
+    inv = np.bincount(t, weights=np.divide(1.0, st.pi, out=np.zeros_like(st.pi),
+                                           where=audited), minlength=nt)
+    overall = drawn.sum() / inv.sum()
+    mean = np.divide(drawn, inv, out=np.full(nt, overall), where=drawn > 0)
+    return np.where(audited, st.pi, mean[t])
+
+
+@dataclass(eq=False)
+class _Cells:
+    """A linear measure per cell: the estimate, its variance, the human-only ones, the raw
+    judge score, lam per group and the audited documents counted."""
+
+    value: np.ndarray
+    var: np.ndarray
+    ht: np.ndarray
+    ht_var: np.ndarray
+    judged: np.ndarray
+    lam: np.ndarray
+    n: np.ndarray
+
+
+def _linear(st: Setting, md: _Model, gv: np.ndarray, pair: np.ndarray, c: np.ndarray,
+            key: np.ndarray, cells: int, group: np.ndarray, groups: int,
+            lam: np.ndarray | None = None) -> _Cells:
+    def add(x: np.ndarray) -> np.ndarray:
+        return np.bincount(key, weights=x, minlength=cells)
+
+    human, unknown = st.human[pair] >= 0, md.unknown[pair]
+    raw = (st.dist @ gv)[pair]
+    f = (md.judge @ gv)[pair]  # the prediction: calibrated by the audit when asked
+    fixed = add(c * human * gv[np.maximum(st.human, 0)][pair])
+    judged = fixed + add(c * unknown * raw)
+    inv = md.inv[pair]
+    y = gv[np.maximum(st.audit_grade, 0)][pair]
+    sy, sf = add(c * y * inv), add(c * f * inv)
+    wc = md.w[pair] * c * c * unknown
+    ey, ey2 = (md.judge @ gv)[pair], (md.judge @ (gv * gv))[pair]
+    a, b, cc = add(wc * ey2), add(wc * f * ey), add(wc * f * f)
+    # the audit's own (Horvitz-Thompson) variance estimate, which sees residuals the grade
+    # model averages away (a run whose top documents the judge under-rates)
+    ws = (1.0 - st.pi[pair]) * inv * inv * c * c
+    sa, sb, sc = add(ws * y * y), add(ws * y * f), add(ws * f * f)
+    n = add((inv > 0).astype(np.float64))
+    if not md.covered:
+        nan = np.full(cells, np.nan)
+        return _Cells(judged, np.zeros(cells), nan, nan, judged, np.ones(groups), n)
+    if lam is None:
+        lam = ppi.tune(b + sb, cc + sc, group, groups) if md.lam is None else \
+            np.full(groups, md.lam)
+    lk = lam[group]
+    value = fixed + lk * add(c * unknown * f) + sy - lk * sf
+    var = np.maximum(a - 2.0 * lk * b + lk * lk * cc, sa - 2.0 * lk * sb + lk * lk * sc)
+    ht_var = np.maximum(add(wc * (md.pooled @ (gv * gv))[pair]), sa)
+    return _Cells(value, var, fixed + sy, ht_var, judged, lam, n)
+
+
+def _entries(st: Setting, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The measure's rank weight per run entry, its cell (run * T + topic), and the cells."""
+    key = st.entry_run * len(st.topics) + st.pair_topic[st.entry_pair]
+    return _weights(m, st.entry_rank), key, np.arange(len(st.runs) * len(st.topics)) // max(
+        len(st.topics), 1), len(st.runs) * len(st.topics)
+
+
+def _linear_rows(st: Setting, md: _Model, m: Measure, level: float) -> pd.DataFrame:
+    c, key, run_of, cells = _entries(st, m)
+    x = _linear(st, md, _gains(m, st.levels), st.entry_pair, c, key, cells, run_of,
+                len(st.runs))
+    present = np.bincount(key, minlength=cells) > 0
+    return _rows(st, m.name, x, run_of, present, level)
+
+
+def _rows(st: Setting, name: str, x: _Cells, run_of: np.ndarray, present: np.ndarray,
+          level: float) -> pd.DataFrame:
+    """Per-cell rows and per-run means (topics' audits are independent: var = sum / T^2)."""
+    if name.startswith(FAMILIES):  # a value in [0, 1] varies by at most 1/4
+        x.var, x.ht_var = np.minimum(x.var, 0.25), np.minimum(x.ht_var, 0.25)
+    cells = _cell_frame(st, name, x, x.lam[run_of], level)[present]
+    r = len(st.runs)
+    nt = np.maximum(np.bincount(run_of, weights=present, minlength=r), 1)
+
+    def mean(v: np.ndarray) -> np.ndarray:
+        return np.bincount(run_of, weights=v * present, minlength=r) / nt
+
+    means = _Cells(mean(x.value), mean(x.var) / nt, mean(x.ht), mean(x.ht_var) / nt,
+                   mean(x.judged), x.lam, np.bincount(run_of, weights=x.n * present,
+                                                      minlength=r))
+    out = _cell_frame(st, name, means, x.lam, level, topics=[ALL])
+    return pd.concat([cells, out], ignore_index=True)
+
+
+def _cell_frame(st: Setting, name: str, x: _Cells, lam: np.ndarray, level: float,
+                runs: list[str] | None = None, topics: list[str] | None = None
+                ) -> pd.DataFrame:
+    topics = st.topics if topics is None else topics
+    runs = st.runs if runs is None else runs
+    lo, hi = ppi.interval(x.value, x.var, level)
+    hlo, hhi = ppi.interval(x.ht, x.ht_var, level)
+    return pd.DataFrame({
+        "judge": st.judge, "run": np.repeat(np.array(runs, dtype=object), len(topics)),
+        "topic": np.tile(np.array(topics, dtype=object), len(runs)), "measure": name,
+        "judged": x.judged, "estimate": x.value, "lo": lo, "hi": hi, "human_only": x.ht,
+        "human_lo": hlo, "human_hi": hhi, "lam": lam, "audited": x.n.astype(np.int64)})
+
+
+def _grade_cells(st: Setting, md: _Model, grades: list[int]) -> list[_Cells]:
+    """Per grade: its count per topic (over every pair of the topic), lam pooled over topics."""
+    pair = np.nonzero(st.pair_topic >= 0)[0]
+    key = st.pair_topic[pair]
+    group = np.zeros(len(st.topics), dtype=np.int64)
+    return [_linear(st, md, (np.arange(st.levels) == g).astype(np.float64), pair,
+                    np.ones(pair.size), key, len(st.topics), group, 1) for g in grades]
+
+
+def _counts_rows(st: Setting, md: _Model, level: float) -> pd.DataFrame:
+    grades = list(range(st.levels - 1, 0, -1))
+    frames = [_cell_frame(st, f"R(grade={g})", x, x.lam[np.zeros(len(st.topics), dtype=int)],
+                          level, runs=[""])
+              for g, x in zip(grades, _grade_cells(st, md, grades), strict=True)]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _ndcg_rows(st: Setting, md: _Model, m: Measure, level: float) -> pd.DataFrame:
+    """nDCG = DCG estimate / ideal DCG of the estimated counts per grade; its variance by the
+    delta method, each document's residual taking the DCG's and the counts' parts at once."""
+    gv = _gains(m, st.levels)
+    c, key, run_of, cells = _entries(st, m)
+    t, r = len(st.topics), len(st.runs)
+    dcg = _linear(st, md, gv, st.entry_pair, c, key, cells, run_of, r)
+    grades = [int(g) for g in np.argsort(-gv, kind="stable") if gv[g] > 0]
+    counts = _grade_cells(st, md, grades)
+    depth = m.cutoff or int(max(np.bincount(st.pair_topic[st.pair_topic >= 0],
+                                            minlength=1).max(), 1))
+    gain = gv[grades]
+
+    def stack(attr: str) -> np.ndarray:
+        return np.stack([getattr(x, attr) for x in counts], axis=-1) if counts else \
+            np.zeros((t, 0))
+
+    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)
+
+    ideal = ppi.ideal_dcg(stack("value"), gain, depth)
+    h_ideal = ppi.ideal_dcg(stack("ht"), gain, depth)
+    j_ideal = ppi.ideal_dcg(stack("judged"), gain, depth)
+    # a ratio of estimates is biased anyway: a value outside [0, 1] is certainly wrong, and
+    # taking it to the nearest bound only brings it nearer the truth
+    value = np.clip(ratio(dcg.value.reshape(r, t), ideal[None]), 0.0, 1.0)
+    ht = np.clip(ratio(dcg.ht.reshape(r, t), h_ideal[None]), 0.0, 1.0)
+    glam = np.array([x.lam[0] for x in counts])
+    var = _ndcg_var(st, md, gv, grades, c, key, dcg.lam, glam, md.judge, dcg.value, ideal,
+                    ppi.ideal_slopes(stack("value"), gain, depth)) if md.covered else \
+        np.zeros(cells)
+    ht_var = _ndcg_var(st, md, gv, grades, c, key, np.zeros(r), np.zeros(len(grades)),
+                       md.pooled, dcg.ht, h_ideal,
+                       ppi.ideal_slopes(stack("ht"), gain, depth), human=True) if md.covered else \
+        np.full(cells, np.nan)
+    x = _Cells(value.ravel(), var, ht.ravel(), ht_var,
+               ratio(dcg.judged.reshape(r, t), j_ideal[None]).ravel(), dcg.lam, dcg.n)
+    present = np.bincount(key, minlength=cells) > 0
+    return _rows(st, m.name, x, run_of, present, level)
+
+
+def _ndcg_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np.ndarray,
+              key: np.ndarray, lam: np.ndarray, glam: np.ndarray, model: np.ndarray,
+              dcg: np.ndarray, ideal: np.ndarray, slopes: np.ndarray, human: bool = False
+              ) -> np.ndarray:
+    """The larger of the grade model's variance and the audit's own estimate."""
+    audited = st.pi > 0
+    observed = np.zeros((st.pi.size, st.levels))
+    observed[audited, st.audit_grade[audited]] = 1.0
+    ws = np.where(audited, (1.0 - st.pi) * md.inv * md.inv, 0.0)
+    args = (st, md, gv, grades, c, key, lam, glam)
+    return np.maximum(_delta_var(*args, model, md.w * md.unknown, dcg, ideal, slopes, human),
+                      _delta_var(*args, observed, ws, dcg, ideal, slopes, human))
+
+
+def _delta_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np.ndarray,
+               key: np.ndarray, lam: np.ndarray, glam: np.ndarray, model: np.ndarray,
+               w: np.ndarray, dcg: np.ndarray, ideal: np.ndarray, slopes: np.ndarray,
+               human: bool) -> np.ndarray:
+    """Delta-method variance of DCG / ideal per cell. A document d of U with unknown grade y
+    moves the cell's nDCG by z_d(y) = c_d (g(y) - lam f_d) / I - DCG / I^2 * q_d(y), where
+    q_d(y) = sum_g slope_g (1{y = g} - lam_g f_dg) is its move of the ideal; the variance is
+    sum_d (1 - pi_d) / pi_d E[z_d^2] under the grade model."""
+    t, r = len(st.topics), len(st.runs)
+    cells = r * t
+    inv_i = np.divide(1.0, ideal, out=np.zeros(t), where=ideal > 0)
+    beta = (dcg.reshape(r, t) * inv_i[None] ** 2).ravel()
+    # q (P, L): each pair's move of its topic's ideal, for each grade it may have
+    topic = st.pair_topic.clip(0)
+    sl = slopes[topic]  # (P, G)
+    onehot = np.zeros((st.levels, len(grades)))
+    onehot[grades, np.arange(len(grades))] = 1.0
+    q = sl @ onehot.T  # the human-only estimate (lam = 0) has no prediction to take off
+    if not human:
+        q = q - (sl * glam * md.judge[:, grades]).sum(axis=1, keepdims=True)
+    pq2 = (model * q * q).sum(axis=1)
+    ident_cells = np.arange(cells)
+    quad = beta ** 2 * np.bincount(topic, weights=w * pq2, minlength=t)[
+        ident_cells % t]
+    # the ranked documents' own term and its cross term with q (the entries weighing at all)
+    keep = (c > 0) & (w[st.entry_pair] > 0)
+    pair, c, key, run = st.entry_pair[keep], c[keep], key[keep], st.entry_run[keep]
+    f = np.zeros(pair.size) if human else (md.judge @ gv)[pair]
+    alpha = c * inv_i[st.pair_topic[pair].clip(0)]
+    t1 = alpha[:, None] * (gv[None, :] - (lam[run] * f)[:, None])  # (E, L)
+    pm = model[pair]
+    own = (pm * t1 * t1).sum(axis=1)
+    cross = (pm * t1 * q[pair]).sum(axis=1)
+    we = w[pair]
+    part = np.bincount(key, weights=we * (own - 2.0 * beta[key] * cross), minlength=cells)
+    return np.maximum(part + quad, 0.0)
+
+
+def judge_estimate(runs: Any, qrels: Any, judge: Any, measures: Any, *, audit: Any = None,
+                   audit_qrels: Any = None, design: Any = None, level: float = 0.95,
+                   counts: bool = True, calibrate: bool = True, lam: float | None = None
+                   ) -> pd.DataFrame:
+    """Prediction-powered scores of `runs` from one or more automatic `judge`s (paths, bytes
+    or Judge) and an `audit` sample (path or AuditSample) whose human grades are in `qrels`
+    (or in `audit_qrels`); `design`: every judge-labelled document's inclusion probability
+    (`topic docno pi`, as `draw_audit` gives them), else estimated per topic.
+
+    Rows: COLUMNS, per (judge, run, topic, measure) and per run (topic "all"), and the counts
+    per grade (run ""); `judged` is the uncorrected judge score, `human_only` the audit's
+    Horvitz-Thompson estimate; `lam` fixes PPI's weight (see estimate_setting). Without an
+    audit the intervals are points: a note says the judge's errors are not covered."""
+    ms = check_measures(measures)
+    frames = [estimate_setting(st, ms, level, counts, calibrate, lam)
+              for st in judge_settings(runs, qrels, judge, audit=audit,
+                                       audit_qrels=audit_qrels, design=design)]
+    return pd.concat(frames, ignore_index=True)
+
+
+def judge_settings(runs: Any, qrels: Any, judge: Any, *, audit: Any = None,
+                   audit_qrels: Any = None, design: Any = None) -> list[Setting]:
+    """One checked Setting per judge (see judge_estimate for the arguments)."""
+    from unjudged.io.qrels import read_qrels
+    from unjudged.io.runs import read_runs
+    from unjudged.judges.labels import check_judge, read_audit, read_judge
+    from unjudged.judges.setting import build_setting
+
+    q = read_qrels(qrels) if qrels is not None else None
+    rs = _runs(runs, read_runs)
+    judges = [read_judge(j) for j in (judge if isinstance(judge, list | tuple) else [judge])]
+    a = read_audit(audit) if audit is not None else None
+    aq = read_qrels(audit_qrels) if audit_qrels is not None else None
+    dz = read_audit(design) if design is not None else None
+    if a is None:
+        note("no audit sample: the judge's errors are not covered; the intervals are the "
+             "judge's own scores (draw one with `unjudged judge audit`)")
+    out = []
+    for j in judges:
+        if q is not None and len(q):
+            check_judge(j, int(np.max(q.grade)))
+        out.append(build_setting(rs, q, j, a, aq, design=dz))
+    return out
+
+
+def _runs(runs: Any, read_runs) -> list[Any]:
+    if runs is None:
+        return []
+    if isinstance(runs, list | tuple) and all(hasattr(r, "offsets") for r in runs):
+        return list(runs)
+    if hasattr(runs, "offsets"):
+        return [runs]
+    return list(read_runs(runs if isinstance(runs, list | tuple) else [runs]))

@@ -1,0 +1,108 @@
+"""Prediction-powered estimates of measures linear in per-document gains (Angelopoulos et al.
+2023, PPI; Angelopoulos, Duchi & Zrnic 2023, PPI++), with Horvitz-Thompson weights for an
+audit drawn by Poisson sampling from the judge-labelled documents U.
+
+For a (run, topic) and a measure m = sum_d c_d g(y_d) (c_d the rank weight, g the gain):
+
+    m_hat(lam) = sum_{d human} c_d g(y_d) + lam * sum_{d in U} c_d f_d
+                 + sum_{d audited} c_d (g(y_d) - lam f_d) / pi_d
+
+with f_d the judge's prediction of the gain. It is unbiased for every lam and every f (a
+document is audited with probability pi_d). lam = 0 is the human-only Horvitz-Thompson
+estimate, lam = 1 classic PPI.
+
+Its variance under Poisson sampling is sum_{d in U} (1 - pi_d) / pi_d E[z_d^2] with
+z_d = c_d (g(y_d) - lam f_d). The audit alone estimates it by its own documents, which is 0 in
+a cell (the top 10 of a run for a topic) where none was drawn: with audits of a few percent that
+is most cells. So the unknown human grade of every document of U is given the distribution of
+the human grades the audit found for documents with the same judge label (its `bin`): the
+Hajek estimate P(y | bin), shrunk toward the audit's overall grade distribution by one audited
+document's weight. The same P calibrates the prediction: f_d = E[g(y) | bin_d] (the judge's
+label mapped to the human gain it stands for), so that lam is near 1 for any useful judge.
+PPI++ takes the lam in [0, 1] minimising the run's summed variance.
+
+Example (a document the judge calls relevant and an audit saying it is not):
+    >>> model = grade_model(np.array([0]), np.array([True]), np.array([0]), np.array([0.5]),
+    ...                     1, 2)
+    >>> model.round(3).tolist()
+    [[1.0, 0.0]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MAX_BINS = 12  #: a judge with more distinct expected grades is binned by deciles
+
+
+def bins(expected: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each document's bin: its expected judge grade when there are few distinct ones (a judge
+    of grades), else its decile among the documents."""
+    values = np.unique(expected)
+    if values.size <= MAX_BINS:
+        return np.searchsorted(values, expected), max(values.size, 1)
+    edges = np.unique(np.quantile(expected, np.linspace(0, 1, 11)[1:-1]))
+    return np.searchsorted(edges, expected, side="right"), edges.size + 1
+
+
+def grade_model(bin_: np.ndarray, audited: np.ndarray, grade: np.ndarray, pi: np.ndarray,
+                nbins: int, levels: int) -> np.ndarray:
+    """(nbins, levels): P(human grade | bin), Hajek-weighted over the audited documents and
+    shrunk toward the audit's overall distribution by the weight of one audited document."""
+    w = np.divide(1.0, pi, out=np.zeros_like(pi), where=audited)
+    counts = np.zeros((nbins, levels))
+    np.add.at(counts, (bin_[audited], grade[audited]), w[audited])
+    overall = counts.sum(axis=0)
+    prior = overall / overall.sum()
+    alpha = float(np.median(w[audited]))
+    return (counts + alpha * prior) / (counts.sum(axis=1) + alpha)[:, None]
+
+
+def tune(b: np.ndarray, cc: np.ndarray, group: np.ndarray, groups: int) -> np.ndarray:
+    """PPI++'s lam per group (a run's topics): the minimiser of sum a - 2 lam b + lam^2 cc,
+    clipped to [0, 1]; 1 where the variance does not depend on lam (cc = 0)."""
+    sb = np.bincount(group, weights=b, minlength=groups)
+    sc = np.bincount(group, weights=cc, minlength=groups)
+    return np.clip(np.divide(sb, sc, out=np.ones(groups), where=sc > 0), 0.0, 1.0)
+
+
+def ideal_dcg(counts: np.ndarray, gains: np.ndarray, depth: int) -> np.ndarray:
+    """The ideal DCG@depth from (possibly fractional) counts of documents per grade.
+
+    `counts` (..., G) per grade in decreasing gain order, `gains` (G,). A fractional count
+    fills its last position in proportion (linear between whole counts), so the estimate moves
+    smoothly with the estimated counts; whole counts give trec_eval's ideal DCG exactly.
+
+    Example:
+        >>> float(ideal_dcg(np.array([1.0, 1.0]), np.array([2.0, 1.0]), 10).round(4))
+        2.6309
+    """
+    grid = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, depth + 2)))])
+    counts = np.maximum(counts, 0.0)
+    upper = np.minimum(np.cumsum(counts, axis=-1), depth)
+    lower = upper - np.minimum(counts, upper)
+    at = np.arange(depth + 1)
+    return ((np.interp(upper, at, grid) - np.interp(lower, at, grid)) * gains).sum(axis=-1)
+
+
+def ideal_slopes(counts: np.ndarray, gains: np.ndarray, depth: int) -> np.ndarray:
+    """d ideal_dcg / d count per grade (..., G): right-hand slopes of the piecewise-linear
+    ideal (a count sitting on a whole number gains the next position's discount)."""
+    base = ideal_dcg(counts, gains, depth)
+    out = np.empty(counts.shape)
+    eps = 1e-6
+    for g in range(counts.shape[-1]):  # G grades: a handful
+        bumped = counts.copy()
+        bumped[..., g] = np.maximum(bumped[..., g], 0.0) + eps
+        out[..., g] = (ideal_dcg(bumped, gains, depth) - base) / eps
+    return out
+
+
+def interval(value: np.ndarray, var: np.ndarray, level: float
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """The normal interval value -+ z sqrt(var)."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    half = z * np.sqrt(np.maximum(var, 0.0))
+    return value - half, value + half
