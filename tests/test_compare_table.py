@@ -11,9 +11,12 @@ import unjudged
 from unjudged.cli import main
 from unjudged.data.examples import example_paths
 
-QRELS, RUNS = example_paths()  # BBGhelani1, BERT, run1, sab20.1.meta.docs, udel_fang_run1
+QRELS, ALL_RUNS = example_paths()
+# BBGhelani1, run1, sab20.1.meta.docs, udel_fang_run1: BERT (a short run) is left out, as its
+# near-tied scores rank differently under trec_eval 9's and 10's rules
+RUNS = [p for p in ALL_RUNS if "BERT" not in p]
 NOTE = ("Superscripts name the runs a run is significantly better than: paired t-test over "
-        "the 30 topics every run has, Holm's correction over the 10 pairs of runs per measure, "
+        "the 30 topics every run has, Holm's correction over the 6 pairs of runs per measure, "
         "p < 0.05. Bold: the best value of each measure.")
 
 
@@ -34,14 +37,11 @@ def test_markdown_every_pair_sorted_by_score():
     assert result.stdout.splitlines() == [
         "|  | run | nDCG@10 | P@5 | Bpref |",
         "|:--|:--|--:|--:|--:|",
-        "| a | run1 | **0.6844**<sup>de</sup> | 0.7933<sup>de</sup> | 0.4159<sup>e</sup> |",
-        "| b | BBGhelani1 | 0.6689<sup>de</sup> | **0.8200**<sup>de</sup> | "
-        "**0.5294**<sup>ade</sup> |",
-        "| c | sab20.1.meta.docs | 0.6080<sup>de</sup> | 0.7800<sup>e</sup> | "
-        "0.4832<sup>e</sup> |",
-        "| d | udel\\_fang\\_run1 | 0.4838<sup>e</sup> | 0.6133<sup>e</sup> | "
-        "0.4161<sup>e</sup> |",
-        "| e | BERT | 0.1736 | 0.2200 | 0.1505 |",
+        "| a | run1 | **0.6844**<sup>d</sup> | 0.7933<sup>d</sup> | 0.4159 |",
+        "| b | BBGhelani1 | 0.6689<sup>d</sup> | **0.8200**<sup>d</sup> | "
+        "**0.5294**<sup>ad</sup> |",
+        "| c | sab20.1.meta.docs | 0.6080<sup>d</sup> | 0.7800 | 0.4832 |",
+        "| d | udel\\_fang\\_run1 | 0.4838 | 0.6133 | 0.4161 |",
         "",
         NOTE]
 
@@ -55,17 +55,16 @@ def test_latex_against_a_baseline():
         r"\centering",
         r"\caption{Superscripts name the runs a run is significantly better than, each run "
         r"tested against the baseline udel\_fang\_run1 only: paired t-test over the 30 topics "
-        r"every run has, Holm's correction over the 4 comparisons with the baseline per "
+        r"every run has, Holm's correction over the 3 comparisons with the baseline per "
         r"measure, p < 0.05. Bold: the best value of each measure.}",
         r"\begin{tabular}{llrr}",
         r"\toprule",
         r" & Run & nDCG@10 & P@5 \\",
         r"\midrule",
-        r"a & BBGhelani1 & 0.6689$^{e}$ & \textbf{0.8200}$^{e}$ \\",
-        r"b & BERT & 0.1736 & 0.2200 \\",
-        r"c & run1 & \textbf{0.6844}$^{e}$ & 0.7933$^{e}$ \\",
-        r"d & sab20.1.meta.docs & 0.6080$^{e}$ & 0.7800$^{e}$ \\",
-        r"e & udel\_fang\_run1 & 0.4838$^{b}$ & 0.6133$^{b}$ \\",
+        r"a & BBGhelani1 & 0.6689$^{d}$ & \textbf{0.8200}$^{d}$ \\",
+        r"b & run1 & \textbf{0.6844}$^{d}$ & 0.7933$^{d}$ \\",
+        r"c & sab20.1.meta.docs & 0.6080$^{d}$ & 0.7800$^{d}$ \\",
+        r"d & udel\_fang\_run1 & 0.4838 & 0.6133 \\",
         r"\bottomrule",
         r"\end{tabular}",
         r"\end{table}"]
@@ -94,7 +93,7 @@ def test_marks_agree_with_scipy_and_statsmodels():
             win, lose = (i, j) if frame[c.runs[i]].mean() > frame[c.runs[j]].mean() else (j, i)
             expected[win].append(lose)
     assert [row[0] for row in c.better] == [sorted(x) for x in expected]
-    assert sum(map(len, expected)) == 6  # 6 of the 10 pairs settled on P@5
+    assert sum(map(len, expected)) == 2  # 2 of the 6 pairs settled on P@5
 
 
 def test_correction_changes_the_marks():
@@ -106,7 +105,7 @@ def test_correction_changes_the_marks():
                          ["Bpref", "nDCG@10"], complete=True)
     marks = {how: sum(len(m) for row in compare_runs(res, correction=how).better for m in row)
              for how in ("none", "holm", "bonferroni")}
-    assert marks == {"none": 15, "holm": 13, "bonferroni": 12}
+    assert marks == {"none": 7, "holm": 5, "bonferroni": 4}
 
 
 def _toy():
