@@ -11,17 +11,17 @@ import numpy as np
 from unjudged.data.diversity import judge_diversity, needs_subtopics
 from unjudged.data.judged import PAD, Judged, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
-from unjudged.data.topic_order import natural_key
 from unjudged.data.run import Run
+from unjudged.data.topic_order import natural_key
 from unjudged.engine.results import (
     aggregate,
     aggregate_measures,
     aggregate_variance,
     normal_interval,
 )
-from unjudged.errors import InvalidOptionError, UnjudgedError
-from unjudged.measures import Measure, parse_measures
-from unjudged.policies import NameMode, Policies
+from unjudged.errors import InvalidOptionError, UnjudgedError, shown
+from unjudged.measures import Measure, measures_given, parse_measures  # noqa: F401 (doctests)
+from unjudged.policies import NameMode, Policies, whole_number
 from unjudged.strategies import fill
 from unjudged.strategies.base import AtCutoff, Fill, Moments, Sampled
 from unjudged.strategies.expected import SHIFTS as EXPECTED_SHIFTS
@@ -89,8 +89,23 @@ class EstimateSettings:
     #: its estimates against the topic prior (None: fitted on the judged documents)
     estimates: Any = None
     trust: float | None = None
+    #: each run's log-odds shift of a model prior (position, estimates), learned from its
+    #: judged documents against the pool runs' and drawn in every iteration
+    #: (unjudged.strategies.misfit)
+    misfit: bool = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.prior, str):
+            raise InvalidOptionError(f"prior: expected a name such as 'position' or "
+                                     f"'estimates:FILE', got {self.prior!r}")
+        if not isinstance(self.point, str):
+            raise InvalidOptionError(f"point: expected a name such as 'mean', got "
+                                     f"{self.point!r}")
+        whole_number(self.b, "b (bootstrap iterations)", 1)
+        whole_number(self.seed, "seed")
+        if not isinstance(self.policies, Policies):
+            raise InvalidOptionError(f"policies: expected unjudged.Policies, got "
+                                     f"{shown(self.policies, 60)}")
         prior, path = split_prior(self.prior)
         if path is not None:
             object.__setattr__(self, "prior", prior)
@@ -348,8 +363,8 @@ def estimate_run(run: Run, qrels: Qrels, measures: list[Measure], *,
     """Every requested strategy (default: every registered one) for one run (see `estimate`).
     `judged` may hand over the run already judged by `judge_for` with the same qrels, measures
     and policies; `draw` takes EstimateSettings' other fields (interval, spread, ...)."""
-    settings = EstimateSettings(STRATEGIES.names() if methods is None else tuple(methods),
-                                prior, b, seed, point, policies, keep_samples, **draw)
+    settings = EstimateSettings(_method_names(methods), prior, b, seed, point, policies,
+                                keep_samples, **draw)
     return estimate_with(run, qrels, measures, settings, pool=pool, judged=judged)
 
 
@@ -388,9 +403,11 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
     if context is None:
         context = draw_context([run], qrels, measures, settings)
     once: dict[str, tuple[Judged, ...]] = {}  # rankings that do not depend on the cutoff
+    shift = run_shift(run, judged, keys, context, settings) \
+        if sampled and n and keys is not None else None
     for k, idx in _by_cutoff(measures).items():
         at = AtCutoff(judged, k, fill.top(judged, k), keys, context.model, context.growth,
-                      context.expected)
+                      context.expected, shift)
         # each strategy's rankings are built once per cutoff, when some measure needs them
         here: dict[str, tuple[Judged, ...]] = {}
         for i in idx:
@@ -480,14 +497,26 @@ def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure], *,
     """
     from unjudged.parallel import ProcessExecutor
 
-    settings = EstimateSettings(STRATEGIES.names() if methods is None else tuple(methods),
-                                prior, b, seed, point, policies, keep_samples, **draw)
+    settings = EstimateSettings(_method_names(methods), prior, b, seed, point, policies,
+                                keep_samples, **draw)
     if executor is None and workers > 1:
         with ProcessExecutor(workers) as ex:
             return estimate_all(runs, qrels, measures, settings, executor=ex, desc=desc,
                                 context=context, pool_runs=pool_runs)
     return estimate_all(runs, qrels, measures, settings, executor=executor, desc=desc,
                         context=context, pool_runs=pool_runs)
+
+
+def _method_names(methods: Any) -> tuple[str, ...]:
+    """The strategies asked for: None (all), names, or one text of comma-separated names."""
+    if methods is None:
+        return STRATEGIES.names()
+    if isinstance(methods, str):
+        return tuple(m.strip() for m in methods.split(",") if m.strip())
+    if not isinstance(methods, Iterable) or not all(isinstance(m, str) for m in methods):
+        raise InvalidOptionError(f"methods: expected names such as ['upper', 'bootstrap'], "
+                                 f"got {shown(methods, 60)}")
+    return tuple(methods)
 
 
 @dataclass(frozen=True)
@@ -497,6 +526,8 @@ class DrawContext:
     model: PositionModel | None = None
     growth: Growth | None = None
     expected: Expected | None = None
+    #: the pool runs' judged misfits (unjudged.strategies.misfit.Pool), when runs shift
+    misfit: Any = None
 
 
 @dataclass(frozen=True)
@@ -584,7 +615,41 @@ def draw_context(runs: Sequence[Run], qrels: Qrels, measures: list[Measure],
     # another estimate of the same runs, whose spreads differ (and they cost little)
     expected = Expected.build(model, qrels, settings, levels, EXPECTED_SHIFTS) \
         if settings.grow and any(isinstance(s, Moments) for s in chosen) else None
-    return DrawContext(model, growth, expected)
+    misfit = pool_misfit(runs, qrels, model, settings) if _shifts_runs(settings) else None
+    return DrawContext(model, growth, expected, misfit)
+
+
+def _shifts_runs(settings: EstimateSettings) -> bool:
+    return settings.misfit and settings.prior in MODEL_PRIORS and any(
+        STRATEGIES[m].random for m in settings.methods)
+
+
+def pool_misfit(runs: Sequence[Run], qrels: Qrels, model: PositionModel,
+                settings: EstimateSettings):
+    """The judged misfits of `runs` under `model`: their mean and between-run spread."""
+    from unjudged.strategies.misfit import DEPTH, Pool, judged_offset
+
+    pol = settings.policies
+    found = []
+    for run in runs:
+        j = judge(run, qrels, pol)
+        keys = run_keys(run, j.topics, min(j.depth, DEPTH))
+        found.append(judged_offset(j.grades, keys, j.topics, model, pol.rel_level))
+    table = np.array(found, dtype=float).reshape(-1, 2)
+    return Pool.of(table[:, 0], table[:, 1])
+
+
+def run_shift(run: Run, judged: Judged, keys: np.ndarray, context: DrawContext,
+              settings: EstimateSettings):
+    """This run's misfit shift (unjudged.strategies.misfit.RunShift), or None."""
+    if context.misfit is None or context.model is None:
+        return None
+    from unjudged.strategies.misfit import RunShift, judged_offset
+
+    shift, error = judged_offset(judged.grades, keys, judged.topics, context.model,
+                                 settings.policies.rel_level)
+    key = int.from_bytes(run_print(run)[:8], "little")
+    return RunShift.of(shift, error, context.misfit, key)
 
 
 def prior_model(runs: Sequence[Run], qrels: Qrels, settings: EstimateSettings) -> PositionModel:
@@ -810,7 +875,7 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] | N
     draw = {k: policy_kw.pop(k) for k in list(policy_kw) if k in _DRAW_FIELDS}
     pol = policies_from(policies, policy_kw)
     q = read_qrels(qrels)
-    ms = parse_measures(measures)
+    ms = measures_given(measures)
     pool = None if pool_runs is None else list(_as_runs(pool_runs, pol.ties, q, "file"))
     est = estimate_runs(_as_runs(runs, pol.ties, q, names), q, ms, methods=methods,
                         prior=prior, b=b, seed=seed, point=point, policies=pol,

@@ -53,6 +53,8 @@ class AtCutoff:
     #: unjudged.strategies.growth.Expected: the expected grade counts of the unjudged
     #: documents some run retrieves (what the normalisers grow by, in expectation)
     expected: Any = None
+    #: unjudged.strategies.misfit.RunShift: this run's log-odds shift of the prior (None: none)
+    run_shift: Any = None
 
     def cell_keys(self, depth: int) -> np.ndarray:
         """`keys` cut or padded (with 0, never read: padding is not unjudged) to `depth`."""

@@ -44,6 +44,7 @@ from unjudged.strategies.priors import MODEL_PRIORS, PRIORS, check_prior
 
 if TYPE_CHECKING:
     from unjudged.strategies.growth import Growth
+    from unjudged.strategies.misfit import RunShift
 
 __all__ = ["PRIORS", "Draw", "batches", "check_prior", "fill", "priors", "sample", "samples",
            "stream"]
@@ -143,6 +144,7 @@ class Draw:
     shared_spread: float = 0.0  # sd of a per-iteration shift shared by every topic
     empty_run: str = "pool"  # the run prior of a ranking without judged documents
     growth: Growth | None = None  # drawn documents that add to the normaliser
+    run_shift: RunShift | None = None  # the run's misfit (unjudged.strategies.misfit)
 
 
 def sample(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
@@ -215,11 +217,15 @@ def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarra
     """(i1 - i0, cells) grade requested by each document `keys` (of topic topics[rows]) with
     grade probabilities `p` (cells, levels) in iterations i0..i1-1."""
     tails = np.cumsum(p[:, ::-1], axis=-1)[:, ::-1][:, 1:]  # (cells, grades >= 1)
-    if how.spread or how.shared_spread:
+    run_shift = getattr(how, "run_shift", None)
+    if how.spread or how.shared_spread or run_shift is not None:
         # in log-odds, where the prior's uncertainty shifts every threshold
         threshold = _log_odds(tails)
         variate = logistic(keys, how.seed, i0, i1)  # (m, cells)
-        variate -= _shifts(topics, how, i0, i1)[:, rows]
+        if how.spread or how.shared_spread:
+            variate -= _shifts(topics, how, i0, i1)[:, rows]
+        if run_shift is not None:
+            variate -= run_shift.draws(how.seed, i0, i1)[:, None]
     else:  # the same comparison without the logarithms: u < P(grade >= g)
         threshold = tails
         variate = uniforms(keys, how.seed, i0, i1)

@@ -41,7 +41,8 @@ class Bootstrap(Sampled):
 
         base = at.top
         how = bs.Draw(options.prior, options.seed, at.cell_keys(base.depth), at.model,
-                      options.spread, options.shared_spread, options.empty_run, at.growth)
+                      options.spread, options.shared_spread, options.empty_run, at.growth,
+                      at.run_shift)
         # a measure without a normaliser takes the grades as drawn, unless every one is capped;
         # growing normalisers take every drawn grade (one batch serves all measures)
         capped = [at.growth is None and (options.cap == "all" or m.spec.normalised)

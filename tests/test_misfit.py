@@ -1,0 +1,81 @@
+"""A run's misfit (unjudged.strategies.misfit): its judged documents' deviation from the prior,
+relative to the pool runs', shifts its draws; worked by hand and on the shipped example."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from unjudged.cli import main
+from unjudged.data.examples import example_paths
+from unjudged.engine.estimate import estimate_runs
+from unjudged.errors import UnjudgedWarning
+from unjudged.io import read_qrels, read_runs
+from unjudged.measures import parse_measures
+from unjudged.strategies.misfit import DEFAULT_TAU, Pool, RunShift, offset
+
+
+def test_offset_by_hand():
+    assert offset(np.array([1.0, 1, 0, 0]), np.full(4, 0.5))[0] == pytest.approx(0.0)
+    d, se = offset(np.array([1.0, 1, 1, 0]), np.full(4, 0.5))
+    assert d == pytest.approx(math.log(3))  # 3 of 4 relevant where 1/2 was predicted
+    assert se == pytest.approx(1 / math.sqrt(4 * 0.75 * 0.25))
+    assert offset(np.zeros(0), np.zeros(0)) == (0.0, float("inf"))
+
+
+def test_pool_and_shift_by_hand():
+    pool = Pool.of(np.array([0.0, 1, 2, 3, 4]), np.full(5, 0.5))
+    assert (pool.centre, pool.tau, pool.runs) == (2.0, 1.5, 5)  # var 2.5 less 0.25 noise
+    assert Pool.of(np.array([0.0, 1]), np.ones(2)) == Pool()  # too few runs: the default
+    s = RunShift.of(1.2, 0.5, Pool(0.2, 0.5, 10), key=7)
+    assert s.mean == pytest.approx(0.5)  # (1.2 - 0.2) shrunk by 0.25 / (0.25 + 0.25)
+    assert s.sd == pytest.approx(math.sqrt(0.5 * 0.25 + 0.25))
+    alone = RunShift.of(1.2, 0.5, Pool(), key=7)
+    assert (alone.mean, alone.sd) == (0.0, DEFAULT_TAU)
+    draws = s.draws(0, 0, 20_000)
+    assert draws.mean() == pytest.approx(0.5, abs=0.02)
+    assert draws.std() == pytest.approx(s.sd, rel=0.03)
+    np.testing.assert_array_equal(draws[100:200], s.draws(0, 100, 200))  # by iteration
+
+
+@pytest.fixture(scope="module")
+def example():
+    qp, rp = example_paths()
+    q = read_qrels(qp)
+    return qp, rp, q, read_runs(rp, qrels=q)
+
+
+def _est(runs, q, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnjudgedWarning)
+        return estimate_runs(runs, q, parse_measures(["nDCG@10", "AP"]), methods=["bootstrap"],
+                             b=400, seed=1, pool_runs=runs, **kw)
+
+
+def test_misfit_widens_the_run_intervals(example):
+    _, _, q, runs = example
+    off, on = _est(runs, q, misfit=False), _est(runs, q)
+    assert off.context.misfit is None
+    pool = on.context.misfit
+    assert pool.runs == 5 and 0.3 < pool.tau < 0.6 and abs(pool.centre) < 0.2
+    width = {e: np.array([r.run_lohi[:, 1] - r.run_lohi[:, 0] for r in e.runs])
+             for e in (off, on)}
+    # every run's AP interval is wider with its misfit drawn; nDCG@10's never narrower
+    assert (width[on][:, 1] > width[off][:, 1]).all()
+    assert (width[on][:, 0] >= width[off][:, 0] - 1e-3).all()
+
+
+def test_cli_no_misfit_is_the_former_draws(example):
+    qp, rp, q, runs = example
+    pool = [a for p in rp for a in ("--pool-runs", p)]
+    r = CliRunner().invoke(main, ["estimate", qp, rp[0], "-m", "AP", "-b", "400", "--seed", "1",
+                                  "--methods", "bootstrap", "-f", "tsv", "--no-misfit"] + pool)
+    assert r.exit_code == 0, r.output
+    row = [x.split("\t") for x in r.stdout.splitlines() if "\tall\t" in x][0]
+    off = _est(runs, q, misfit=False)
+    want = next(e for e in off.runs if e.run == runs[0].name)
+    assert float(row[4]) == pytest.approx(float(want.run_point[1]), abs=1e-12)
