@@ -48,6 +48,10 @@ if TYPE_CHECKING:
 METHODS = STRATEGIES.names()
 
 
+#: what a run-level interval covers (EstimateSettings.population)
+POPULATIONS = ("these", "topics")
+
+
 @dataclass(frozen=True)
 class EstimateSettings:
     """What every run's estimate shares (it travels once to each worker).
@@ -93,6 +97,9 @@ class EstimateSettings:
     #: judged documents against the pool runs' and drawn in every iteration
     #: (unjudged.strategies.misfit)
     misfit: bool = True
+    #: what a run-level interval covers: "these" topics (their unjudged documents only), or
+    #: also the sampling of "topics" (a bootstrap over topics in every iteration)
+    population: str = "these"
 
     def __post_init__(self) -> None:
         if not isinstance(self.prior, str):
@@ -115,6 +122,9 @@ class EstimateSettings:
                                      "and only it reads one")
         if self.trust is not None and not 0.0 <= self.trust <= 1.0:
             raise InvalidOptionError(f"trust must lie in [0, 1], not {self.trust}")
+        if self.population not in POPULATIONS:
+            raise InvalidOptionError(f"population must be one of {', '.join(POPULATIONS)}, "
+                                     f"not {self.population!r}")
         object.__setattr__(self, "methods", check_methods(self.methods))
         if self.grow is None:  # an unknown prior is refused below (Bootstrap.check)
             object.__setattr__(self, "grow", default_grow(self.prior))
@@ -187,6 +197,8 @@ class Estimates:
     #: which runs defined the pool context of the prior and of the grown normalisers
     #: (Reference.label): "each run alone", or the --pool-runs
     reference: str = ""
+    #: what the run-level intervals cover (EstimateSettings.population)
+    population: str = "these"
 
     def rows(self, per_topic: bool = True) -> Iterable[dict[str, Any]]:
         """One dict per (run, topic, measure, column): `value`, or a random strategy's
@@ -434,6 +446,16 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
         out.stats, out.point, out.lohi = describe(samples, how, settings.interval)
         per_iter = aggregate_measures(samples, measures)  # (b, measures)
         out.run_stats, out.run_point, out.run_lohi = describe(per_iter, how, settings.interval)
+        if settings.population == "topics":
+            # the interval (and P(A > B), ranks) also covers the sampling of topics: every
+            # iteration resamples them; the point stays the estimate on these topics
+            from unjudged.strategies.bootstrap import topic_weights
+
+            weights = topic_weights(judged.topics, settings.seed, b)
+            per_iter = aggregate_measures(samples, measures, weights)
+            point = out.run_point
+            out.run_stats, _, out.run_lohi = describe(per_iter, how, settings.interval)
+            out.run_point = point
         out.run_samples = per_iter
         if settings.keep_samples:
             out.samples = samples
@@ -758,7 +780,7 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
              else f"{ESTIMATES}:{estimates_name(settings.estimates)}")
     return Estimates(out, settings.methods, label, settings.b, settings.seed,
                      settings.point, settings.interval, shared_context, bool(settings.grow),
-                     _reference_label(reference, settings))
+                     _reference_label(reference, settings), settings.population)
 
 
 def _reference_label(reference: Reference | None, settings: EstimateSettings) -> str:

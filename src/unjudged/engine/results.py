@@ -74,8 +74,33 @@ def aggregate_variance(variance: np.ndarray, how: str = "mean", axis: int = -1) 
     return np.full(total.shape, np.nan)
 
 
-def aggregate_measures(values: np.ndarray, measures: list[Measure]) -> np.ndarray:
-    """Aggregate (..., topics, measures) over topics, each measure its own way."""
+def weighted_aggregate(values: np.ndarray, weights: np.ndarray, how: str) -> np.ndarray:
+    """aggregate() of (b, topics) values over topics with (b, topics) weights (a bootstrap
+    over topics: each topic counted as often as its weight says).
+
+    Example:
+        >>> v = np.array([[0.2, 0.4, 0.9]])
+        >>> weighted_aggregate(v, np.array([[2.0, 1.0, 0.0]]), "mean").round(4).tolist()
+        [0.2667]
+    """
+    total = weights.sum(axis=-1)
+    if how == "sum":
+        # a sum over a resample of as many topics as there are
+        scaled = (values * weights).sum(axis=-1) * values.shape[-1] / np.maximum(total, 1e-12)
+        return np.where(total > 0, scaled, values.sum(axis=-1))
+    x = np.log(np.maximum(values, MIN_GEO_MEAN)) if how == "gmean" else values
+    mean = (x * weights).sum(axis=-1) / np.maximum(total, 1e-12)
+    mean = np.where(total > 0, mean, x.mean(axis=-1))
+    return np.exp(mean) if how == "gmean" else mean
+
+
+def aggregate_measures(values: np.ndarray, measures: list[Measure],
+                       weights: np.ndarray | None = None) -> np.ndarray:
+    """Aggregate (..., topics, measures) over topics, each measure its own way; with
+    (b, topics) `weights` (values (b, topics, measures)), a weighted aggregate per row."""
+    if weights is not None:
+        return np.stack([weighted_aggregate(values[..., i], weights, m.spec.aggregate)
+                         for i, m in enumerate(measures)], axis=-1)
     return np.stack([aggregate(values[..., i], m.spec.aggregate)
                      for i, m in enumerate(measures)], axis=-1)
 

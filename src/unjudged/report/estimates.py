@@ -94,9 +94,18 @@ def _wide(rows: list[dict], est) -> str:
     shown = sorted((STRATEGIES[n] for n in est.methods if n in STRATEGIES),
                    key=lambda s: s.random)
     note = "".join(s.note.format(b=est.b, prior=prior_label(est), seed=est.seed, point=est.point,
-                                 interval=level, normalisers=normalisers(est.grow))
+                                 interval=level, normalisers=normalisers(est.grow),
+                                 covers=covers(est))
                    + "\n" for s in shown if s.note)
     return "\n".join(text) + "\n" + note
+
+
+def covers(est) -> str:
+    """What the intervals cover, for the notes."""
+    if getattr(est, "population", "these") == "topics":
+        return ("per topic: its unjudged documents; per run, P(A > B) and ranks: also the "
+                "sampling of topics, a bootstrap over topics in every iteration")
+    return "uncertainty from the unjudged documents only: the topics are fixed"
 
 
 def prior_label(est) -> str:
@@ -167,5 +176,5 @@ def render_pairs(est, fmt: str = "table") -> str:
     note = (f"# P(A > B): share of the {est.b} coupled bootstrap iterations "
             f"(prior={prior_label(est)}, "
             f"seed={est.seed}, normalisers {normalisers(est.grow)}) in which run A's score is "
-            f"above run B's (unjudged documents only: the topics are fixed).\n")
+            f"above run B's ({covers(est)}).\n")
     return "\n".join(lines) + "\n" + note

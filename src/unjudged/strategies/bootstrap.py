@@ -235,6 +235,27 @@ def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarra
     return got
 
 
+#: P(Poisson(1) <= k) for k = 0..15: the topic bootstrap's weights by inverse CDF
+_POISSON_CDF = np.cumsum([np.exp(-1.0) / float(np.prod(np.arange(1, k + 1)))
+                          for k in range(16)])
+
+
+def topic_weights(topics: list[str], seed: int, b: int) -> np.ndarray:
+    """(b, topics) how often each topic counts in each iteration of a bootstrap over topics:
+    independent Poisson(1) counts (the Poisson bootstrap), each a function of the seed, the
+    topic's name and the iteration only, so that every run sees the same resample of the topics
+    it shares with the others (coupled, and independent of the other runs).
+
+    Example:
+        >>> w = topic_weights([str(t) for t in range(200)], 0, 400)
+        >>> round(float(w.mean()), 1), round(float(w.var()), 1)
+        (1.0, 1.0)
+    """
+    tk = combine(topic_keys(topics), name_key("topic-bootstrap"))
+    u = uniforms(tk, seed, 0, b)
+    return np.searchsorted(_POISSON_CDF, u).astype(np.float64)
+
+
 def pool_prior(pool: Pool, levels: int) -> np.ndarray:
     """(n, levels) the pool prior: the grade distribution of each topic's judged documents."""
     return _normalise(pool_counts(pool, levels).astype(np.float64))

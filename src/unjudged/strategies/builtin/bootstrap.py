@@ -29,8 +29,7 @@ class Bootstrap(Sampled):
     variants = PRIORS
     note = ("# bootstrap: b={b}, prior={prior}, seed={seed}, normalisers {normalisers}; "
             "value = {point} of the "
-            "distribution; {interval} interval: its equal-tailed quantiles (uncertainty from the "
-            "unjudged documents only: the topics are fixed).")
+            "distribution; {interval} interval: its equal-tailed quantiles ({covers}).")
 
     def check(self, options: DrawOptions) -> None:
         check_draw_options(options)
