@@ -107,15 +107,19 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         import warnings
 
+        from unjudged.cli._signals import Signalled, stopped_by_signals
         from unjudged.errors import UnjudgedError, UnjudgedWarning
 
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), stopped_by_signals():
                 warnings.simplefilter("always", UnjudgedWarning)
                 warnings.showwarning = _show_note
                 return super().invoke(ctx)
         except UnjudgedError as exc:
             fail(str(exc))
+        except Signalled as stop:
+            say(f"unjudged: stopped by {stop.name}")
+            sys.exit(128 + stop.signum)  # as a shell reports a process the signal killed
         except BrokenPipeError:
             sys.stderr.close()
             sys.exit(0)

@@ -290,3 +290,27 @@ def _sigint_ignored():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _signals_deferred():
+    """SIGTERM and SIGHUP that arrive inside are delivered on leaving it, to the handler in
+    place outside: a stop while a cluster starts then finds the cluster whole, and can close
+    it (interrupted, Dask goes on starting it in its own thread, out of reach)."""
+    import os
+    import signal
+
+    got: list[int] = []
+    try:
+        previous = {sig: signal.signal(sig, lambda signum, frame: got.append(signum))
+                    for sig in (signal.SIGTERM, signal.SIGHUP)}
+    except ValueError:  # not the main thread: signals are not ours to change
+        yield
+        return
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for signum in got[:1]:
+            os.kill(os.getpid(), signum)

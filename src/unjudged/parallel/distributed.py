@@ -6,11 +6,19 @@ dask and distributed are imported only when a DaskExecutor is created.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from unjudged.errors import UnjudgedError
-from unjudged.parallel.base import NOTHING, _PoolExecutor, _run_chunk, _sigint_ignored
+from unjudged.parallel.base import (
+    NOTHING,
+    _PoolExecutor,
+    _run_chunk,
+    _sigint_ignored,
+    _signals_deferred,
+)
 
 
 class DaskExecutor(_PoolExecutor):
@@ -36,10 +44,20 @@ class DaskExecutor(_PoolExecutor):
             raise UnjudgedError("the Dask executor needs dask.distributed: "
                                 "pip install 'unjudged[dask]'") from None
         self._cluster = None
+        self._client: Any = None
+        self._scratch: str | None = None
         self._scattered: tuple[Any, Any] | None = None
         if address == "local":
-            self._cluster = _local_cluster(jobs or os.cpu_count() or 1)
-            self._client = distributed.Client(self._cluster)
+            # the workers' scratch space is a private folder removed on exit, so that nothing
+            # is left behind in $TMPDIR (not even Dask's lock files), however the run ended
+            self._scratch = tempfile.mkdtemp(prefix="unjudged-dask-")
+            try:
+                with _signals_deferred():
+                    self._cluster = _local_cluster(jobs or os.cpu_count() or 1, self._scratch)
+                    self._client = distributed.Client(self._cluster)
+            except BaseException:  # an error or a signal while starting: stop what started
+                self._close()
+                raise
         else:
             try:
                 self._client = distributed.Client(address, timeout="10s")
@@ -72,12 +90,18 @@ class DaskExecutor(_PoolExecutor):
 
     def __exit__(self, *exc: Any) -> None:
         self._scattered = None
-        self._client.close()
+        self._close()
+
+    def _close(self) -> None:
+        if self._client is not None:
+            self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
 
 
-def _local_cluster(workers: int):
+def _local_cluster(workers: int, scratch: str):
     import logging
 
     import dask
@@ -86,10 +110,13 @@ def _local_cluster(workers: int):
     # Dask makes glibc return freed memory at once (MALLOC_TRIM_THRESHOLD_=65536), which maps
     # and faults in every large temporary array anew: the bootstrap took twice as long.
     # Workers keep glibc's default unless the user's environment sets it.
-    unset = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
-    with _sigint_ignored(), dask.config.set(unset):
+    settings = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+                # the scheduler's scratch space (lock files) too, not only the workers'
+                "temporary-directory": scratch}
+    with _sigint_ignored(), dask.config.set(settings):
         return distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+            local_directory=scratch,
             silence_logs=logging.WARNING,
             # the scheduler's HTTP server (health checks) runs even without a dashboard; a
             # free port avoids a warning when 8787 is taken
