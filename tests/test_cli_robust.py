@@ -412,3 +412,76 @@ def test_qrels_that_text_cannot_hold_are_refused_before_writing(judgments, words
 
     with pytest.raises(InputError, match=words):
         format_qrels(read_qrels(judgments))
+
+
+# ---- issue 34, item 10: options at their edges ---------------------------------------------
+# A corpus of option values that must be refused before any work with one line and exit 2, or
+# taken; `option_edges_counts` tallies it (tried, clean, defects) for the issue's closing note.
+
+# (arguments with {q} the qrels and {r} a run, the one stderr line expected; None: exit 0)
+OPTION_EDGES = [
+    (["estimate", "{q}", "{r}", "-m", "", "-j", "1"], "unjudged: error: -m: empty measure name "
+     "''; expected names such as 'nDCG@10', or several as 'P@5 AP'"),
+    (["plan", "{q}", "{r}", "--budget", "2", "-m", " , ", "-j", "1"],
+     "unjudged: error: -m: empty measure name ' , '; expected names such as 'nDCG@10', or "
+     "several as 'P@5 AP'"),
+    (["report", "{q}", "{r}", "-o", "{q}.html", "-m", "", "-j", "1"], "-m: empty measure name"),
+    (["matrix", "{q}", "{r}", "{r}", "-m", ""], "-m: empty measure name"),
+    (["infer", "{q}", "{r}", "-m", ""], "-m: empty measure name"),
+    (["compare-qrels", "--orig", "{q}", "--new", "{q}", "{r}", "-m", ""],
+     "-m: empty measure name"),
+    (["eval", "{q}", "{r}", "-m", ""], "unjudged: error: no measure given; expected names such "
+     "as 'nDCG@10', or a list of them"),
+    *[(["estimate", "{q}", "{r}", "-m", "P@1", "--dask", address],
+       "unjudged: error: --dask expects 'local' or a scheduler address tcp://HOST:PORT or "
+       f"tls://HOST:PORT, not '{address}'")
+      for address in ("http://example.org:80", "bogus://x", "ws://10.0.0.1:8786",
+                      "tcp://host", "tcp://host:0", "tcp://host:99999", "tcp://h:1/path",
+                      "tcp://:8786", "localhost")],
+    (["estimate", "{q}", "{r}", "-m", "P@1", "--dask", "tls://10.0.0.1:8786"],
+     "unjudged: error: --dask tls://10.0.0.1:8786: TLS needs Dask's TLS settings (a CA file, "
+     "a client certificate and key under distributed.comm.tls in the Dask configuration); "
+     "none are set"),
+    *[(args, "unjudged: error: --seed: expected a whole number >= 0, not -1") for args in (
+        ["estimate", "{q}", "{r}", "-m", "P@1", "--seed", "-1"],
+        ["matrix", "{q}", "{r}", "{r}", "--test", "bootstrap", "--seed", "-1"],
+        ["infer", "{q}", "{r}", "--ci-method", "bootstrap", "--seed", "-1"],
+        ["report", "{q}", "{r}", "-o", "{q}.html", "-m", "P@1", "--seed", "-1"],
+        ["plan", "{q}", "{r}", "--budget", "2", "--seed", "-1"],
+        ["sample", "{q}", "--design", "uniform:0.5", "--seed", "-1"])],
+    # seeds beyond 64 bits are fine everywhere (SeedSequence takes any whole number >= 0)
+    (["estimate", "{q}", "{r}", "-m", "P@1", "-b", "20", "-j", "1", "--seed", str(2 ** 70)],
+     None),
+    (["matrix", "{q}", "{r}", "{r}", "--test", "bootstrap", "--seed", str(2 ** 70)], None),
+]
+
+
+
+def option_edges_counts(folder) -> tuple[int, int, int]:
+    """(tried, clean, defects) over OPTION_EDGES: clean is the expected outcome."""
+    clean = 0
+    for args, line in OPTION_EDGES:
+        clean += _edge_outcome(args, line, folder) is None
+    return len(OPTION_EDGES), clean, len(OPTION_EDGES) - clean
+
+
+def _edge_outcome(args: list[str], line: str | None, folder) -> str | None:
+    """None when the command did what OPTION_EDGES expects, else what went wrong."""
+    argv = [a.format(q=folder / "qrels.txt", r=folder / "good.run") for a in args]
+    r = CliRunner().invoke(main, argv)
+    if "Traceback" in r.stderr or (r.exception and not isinstance(r.exception, SystemExit)):
+        return f"exception {r.exception!r}"
+    if line is None:
+        return None if r.exit_code == 0 else f"exit {r.exit_code}: {r.stderr}"
+    errors = [x for x in r.stderr.splitlines() if not x.startswith("unjudged: note:")]
+    if r.exit_code != 2 or len(errors) != 1 or line not in errors[0]:
+        return f"exit {r.exit_code}: {r.stderr}"
+    return None
+
+
+@pytest.mark.parametrize(("args", "line"), OPTION_EDGES,
+                         ids=[" ".join(a[:1] + a[3:]) for a, _ in OPTION_EDGES])
+def test_option_edges(inputs, args, line):
+    if "--dask" in args and "tls://" in " ".join(args):
+        pytest.importorskip("distributed")
+    assert _edge_outcome(args, line, inputs) is None

@@ -227,4 +227,4 @@ def test_cli_bad_dask_address_is_one_line(tmp_path):
                                        "nowhere"])
     assert result.exit_code == 2
     assert result.stderr == ("unjudged: error: --dask expects 'local' or a scheduler address "
-                             "such as tcp://HOST:PORT, not 'nowhere'\n")
+                             "tcp://HOST:PORT or tls://HOST:PORT, not 'nowhere'\n")

@@ -12,6 +12,7 @@ import sys
 import click
 
 from unjudged import __version__
+from unjudged.cli import _checks
 from unjudged.policies import NEGATIVES, TIE_BREAKS
 from unjudged.strategies.priors import (
     CAPS,
@@ -221,6 +222,7 @@ def _check_point(ctx, param, value):
 
 
 MEASURES = click.option("-m", "--measure", "measures", multiple=True, required=True,
+                         callback=_checks.measure_names,
                          help="Measure, e.g. nDCG@10, P@5, AP, 'P(rel=2)@10', ndcg_cut_10. "
                          "Repeatable.")
 def _check_prior(ctx, param, value: str) -> str:
@@ -292,7 +294,7 @@ OUTPUT = click.option("-o", "--output", default=None,
 B = click.option("-b", "--iterations", "b", type=click.IntRange(1), default=10_000,
                   show_default=True, help="Bootstrap iterations (the same default in eval, "
                   "estimate and report).")
-SEED = click.option("--seed", type=int, default=0, show_default=True,
+SEED = click.option("--seed", type=int, default=0, show_default=True, callback=_checks.seed,
                      help="Random seed; results depend only on it and the inputs.")
 POINT = click.option("--point", default="mean", show_default=True, callback=_check_point,
                       help="Bootstrap point estimate: mean, mode (the exact most frequent "

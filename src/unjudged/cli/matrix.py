@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from unjudged.cli._base import SEED, lean_arrow, main, policy_options, progress, write_output
+from unjudged.cli._checks import measure_names
 from unjudged.cli._runs import cli_runs, run_options
 
 #: The tests of unjudged.stats.significance (TESTS for one pair, METHODS for every pair), listed
@@ -61,6 +62,7 @@ def SIGNIFICANCE(fn):
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True)
 @click.option("-m", "--measure", "families", multiple=True, default=("P", "AP"),
+              callback=measure_names,
               show_default=True, help="Measure family without a cutoff (P, AP, nDCG, "
               "'P(rel=2)'); evaluated at every depth. Repeatable.")
 @click.option("--depths", default="10,30,100,500,1000", show_default=True, callback=_depths,

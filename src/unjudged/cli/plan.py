@@ -19,6 +19,7 @@ from unjudged.cli._base import (
     ties_option,
     write_output,
 )
+from unjudged.cli._checks import measure_names
 from unjudged.cli._runs import cli_runs, run_options
 from unjudged.cli.experiment import experiment_group
 
@@ -30,6 +31,7 @@ def _plan_options(fn):
     """What `plan` and `experiment planning` share: what the plan is for and how it draws."""
     for option in reversed([
         click.option("-m", "--measure", "measures", multiple=True, default=("nDCG@10",),
+                     callback=measure_names,
                      show_default=True, help="Measure the plan is for (repeatable)."),
         click.option("--objective", type=click.Choice(_OBJECTIVES), default=None,
                      help="What judging should make trustworthy: the ranking of all runs "

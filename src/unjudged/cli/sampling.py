@@ -16,6 +16,7 @@ from unjudged.cli._base import (
     ties_option,
     write_output,
 )
+from unjudged.cli._checks import measure_names
 from unjudged.cli._runs import cli_runs, run_options
 from unjudged.cli.experiment import experiment_group
 
@@ -47,7 +48,7 @@ def _level(ctx, param, value):
 @main.command("infer")
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True)
-@click.option("-m", "--measure", "measures", multiple=True,
+@click.option("-m", "--measure", "measures", multiple=True, callback=measure_names,
               help="Measure, e.g. infAP, xinfAP, infNDCG@10, iP@10, 'iIPrec(recall=0.5)', "
               "iNumRel; any other measure too. Repeatable. Default: "
               + ", ".join(DEFAULT_MEASURES) + ".")
@@ -177,7 +178,7 @@ def sample_cmd(qrels, runs, design, seed, trial, ties, names, strict, output) ->
               help=DESIGN_HELP + " Repeatable: one level of incompleteness each.")
 @click.option("--trials", type=click.IntRange(1), default=10, show_default=True,
               help="Samples per design.")
-@click.option("-m", "--measure", "measures", multiple=True,
+@click.option("-m", "--measure", "measures", multiple=True, callback=measure_names,
               help="Estimator, scored against its target on the complete QRELS (infAP, xinfAP "
               "-> AP; infNDCG -> nDCG; iP@k -> P@k; any other measure -> itself). Default: "
               "xinfAP, infAP, infNDCG, nDCG.")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from unjudged.cli._base import PLOT_SUFFIXES, check_suffix, main, write_output
+from unjudged.cli._checks import seed as seed_check
 from unjudged.cli._runs import Notes, cli_runs, run_options
 
 _FORMATS = ("trectext", "jsonl", "tsv", "smart", "npl")  # unjudged.text.FORMATS, kept light
@@ -159,7 +160,7 @@ def _fractions(ctx, param, value: str) -> list[float]:
 @click.option("--levels", default="0.01,0.02,0.05,0.1,0.2,0.3,0.5", show_default=True,
               callback=_fractions, help="Fractions p of the judgments kept.")
 @click.option("--repetitions", type=click.IntRange(1), default=30, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=int, default=0, show_default=True, callback=seed_check,
               help="Every sample depends only on this seed and the inputs.")
 @click.option("--reference", default="alpha-nDCG@20,ERR-IA@20,NRBP", show_default=True,
               help="Cascade measures on the full judgments (also scored raw and condensed).")

@@ -35,14 +35,18 @@ class DaskExecutor(_PoolExecutor):
     inline_single = False  # the user asked for the cluster (its memory, its machines)
 
     def __init__(self, address: str, jobs: int | None = None) -> None:
-        if address != "local" and "://" not in address:
-            raise UnjudgedError(f"--dask expects 'local' or a scheduler address such as "
-                                f"tcp://HOST:PORT, not {address!r}")
+        if address != "local":
+            _check_address(address)
         try:
             import distributed
         except ImportError:
             raise UnjudgedError("the Dask executor needs dask.distributed: "
                                 "pip install 'unjudged[dask]'") from None
+        if address.startswith("tls://") and distributed.security.Security(
+                ).get_connection_args("client")["ssl_context"] is None:
+            raise UnjudgedError(f"--dask {address}: TLS needs Dask's TLS settings (a CA file, "
+                                "a client certificate and key under distributed.comm.tls in "
+                                "the Dask configuration); none are set")
         self._cluster = None
         self._client: Any = None
         self._scratch: str | None = None
@@ -61,7 +65,7 @@ class DaskExecutor(_PoolExecutor):
         else:
             try:
                 self._client = distributed.Client(address, timeout="10s")
-            except OSError as exc:
+            except (OSError, ValueError, TypeError) as exc:  # unreachable, or refused by Dask
                 raise UnjudgedError(
                     f"cannot reach the Dask scheduler at {address}: {exc}") from exc
         self.jobs = max(1, sum(self._client.nthreads().values()))
@@ -99,6 +103,31 @@ class DaskExecutor(_PoolExecutor):
             self._cluster.close()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
+
+
+#: The schemes --dask takes: Dask's TCP, and TCP with TLS (which needs Dask's TLS settings).
+SCHEMES = ("tcp", "tls")
+
+
+def _check_address(address: str) -> None:
+    """SCHEME://HOST:PORT with a scheme of SCHEMES and a port in 1..65535, checked before any
+    connection is tried (Dask would try http:// and others and fail with a traceback).
+
+    Example:
+        >>> _check_address("tcp://10.0.0.5:8786")
+        >>> try:
+        ...     _check_address("http://example.org:80")
+        ... except UnjudgedError as exc:
+        ...     print(exc)
+        --dask expects 'local' or a scheduler address tcp://HOST:PORT or tls://HOST:PORT, not 'http://example.org:80'
+    """
+    scheme, _, rest = address.partition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme not in SCHEMES or not host or "/" in rest or not (
+            port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+        raise UnjudgedError("--dask expects 'local' or a scheduler address "
+                            + " or ".join(f"{s}://HOST:PORT" for s in SCHEMES)
+                            + f", not {address!r}")
 
 
 def _local_cluster(workers: int, scratch: str):
