@@ -150,11 +150,18 @@ def test_pairs_on_the_command_line(tmp_path):
     (tmp_path / "b.run").write_text("1 Q0 b 1 3 B\n1 Q0 x 2 2 B\n")
     r = CliRunner().invoke(main, ["estimate", str(tmp_path / "q"), str(tmp_path / "a.run"),
                                   str(tmp_path / "b.run"), "-m", "P@2", "--pairs", "-b", "200",
-                                  "-f", "jsonl"])
+                                  "-f", "jsonl", "--no-misfit"])
     assert r.exit_code == 0, r.output
     rows = [json.loads(line) for line in r.stdout.splitlines()]
     assert rows == [{"run_a": "A", "run_b": "B", "measure": "P@2", "p_a_better": 1.0},
                     {"run_a": "B", "run_b": "A", "measure": "P@2", "p_a_better": 0.0}]
+    # each run's misfit shifts its own threshold for x (the same variate in both runs): x
+    # differs between them only where the variate falls between the two thresholds
+    shifted = CliRunner().invoke(main, ["estimate", str(tmp_path / "q"),
+                                        str(tmp_path / "a.run"), str(tmp_path / "b.run"),
+                                        "-m", "P@2", "--pairs", "-b", "200", "-f", "jsonl"])
+    p = [json.loads(line)["p_a_better"] for line in shifted.stdout.splitlines()]
+    assert 0.9 < p[0] < 1.0 and p[1] == 0.0
     bad = CliRunner().invoke(main, ["estimate", str(tmp_path / "q"), str(tmp_path / "a.run"),
                                     "-m", "P@2", "--pairs", "--methods", "nonrel"])
     assert bad.exit_code == 2 and "--pairs" in bad.output

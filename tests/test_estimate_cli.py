@@ -48,8 +48,11 @@ def test_jsonl_keys_and_values(tmp_path):
     assert by["all", "nonrel"]["value"] == 0.5  # topic 2: d relevant, one document: 1/2
     boot = by["1", "bootstrap"]
     assert set(boot) == {"run", "topic", "measure", "method", "value", "lo", "hi", "mean",
-                         "mode", "std", "p5", "p25", "p50", "p75", "p90", "p95"}
+                         "mode", "std", "p5", "p25", "p50", "p75", "p90", "p95", "p_lo", "p_hi"}
     assert (boot["lo"], boot["hi"]) == (0.5, 1.0)  # x unjudged: P@2 is 1/2 or 1
+    # every draw sits on an end: 1/2 when x is drawn non-relevant (1/6), else 1
+    assert boot["p_lo"] == pytest.approx(1 / 6, abs=0.02)
+    assert boot["p_lo"] + boot["p_hi"] == pytest.approx(1.0)
     assert boot["run"] == "A" and boot["measure"] == "P@2"
     assert boot["mean"] == pytest.approx(0.5 + 0.5 * 5 / 6, abs=0.02)
     assert by["2", "bootstrap"]["std"] == 0.0  # topic 2 is fully judged

@@ -46,7 +46,8 @@ def test_growth_is_shared_by_every_run():
     r2 = read_run({"t": {"a": 2.0, "b": 1.0}}, name="r2")
     est = estimate_all([r1, r2], q, parse_measures("AP"),
                        EstimateSettings(methods=("bootstrap",), b=1000, prior="pool",
-                                        grow=True, keep_samples=True, **NO_SPREAD))
+                                        grow=True, keep_samples=True, **NO_SPREAD),
+                       pool_runs=[r1, r2])  # both runs define the pool context
     a1, a2 = (r.samples[:, 0, 0] for r in est.runs)
     # r2's AP is 1 (R = 1) or 1/2 (R = 2) exactly when r1's x was drawn non-relevant / relevant
     np.testing.assert_array_equal(a2 == 0.5, a1 == 1.0)

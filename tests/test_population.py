@@ -78,3 +78,21 @@ def test_cli_says_what_the_interval_covers(example):
     assert "also the sampling of topics" in r.stdout
     bad = CliRunner().invoke(main, ["estimate", qp, rp[0], "--population", "queries"])
     assert bad.exit_code == 2
+
+
+def test_rows_give_the_mass_on_each_end(example):
+    qp, rp, _, _ = example
+    r = CliRunner().invoke(main, ["estimate", qp, rp[0], "-m", "P@10", "-b", "200", "-q",
+                                  "--methods", "bootstrap", "-f", "tsv", "--seed", "4"])
+    assert r.exit_code == 0, r.output
+    lines = [x.split("\t") for x in r.stdout.splitlines()]
+    head = lines[0]
+    assert head[-2:] == ["p_lo", "p_hi"]
+    rows = [dict(zip(head, x, strict=True)) for x in lines[1:]]
+    for row in rows:
+        lo, hi, p_lo, p_hi = (float(row[k]) for k in ("lo", "hi", "p_lo", "p_hi"))
+        assert 0 < p_lo <= 1 and 0 < p_hi <= 1
+        assert (p_lo == p_hi == 1.0) if abs(lo - hi) <= 1e-12 else p_lo + p_hi <= 1.0
+    # P@10 with one or two unjudged documents: a few values, much of the mass on the ends
+    topic = [row for row in rows if row["topic"] not in ("all",) and row["lo"] != row["hi"]]
+    assert np.mean([float(x["p_lo"]) + float(x["p_hi"]) for x in topic]) > 0.3

@@ -158,6 +158,9 @@ class RunEstimate:
     #: and (measures, 2) for the run
     lohi: np.ndarray | None = None
     run_lohi: np.ndarray | None = None
+    #: the share of the draws on each end of lo-hi: (topics, measures, 2) and (measures, 2)
+    ends: np.ndarray | None = None
+    run_ends: np.ndarray | None = None
     #: (b, measures) the run-level value in each iteration; iteration i of every run comes
     #: from the same coupled draw, which is what P(A > B) compares
     run_samples: np.ndarray | None = field(default=None, repr=False)
@@ -258,7 +261,8 @@ class Estimates:
     def to_pandas(self, per_topic: bool = True):
         import pandas as pd
 
-        cols = ["run", "topic", "measure", "method", "value", "lo", "hi", *STATS]
+        cols = ["run", "topic", "measure", "method", "value", "lo", "hi", *STATS, "p_lo",
+                "p_hi"]
         return pd.DataFrame(list(self.rows(per_topic)), columns=cols)
 
 
@@ -314,8 +318,12 @@ def _row(r: RunEstimate, totals: dict[str, np.ndarray], t: int | None, i: int,
             return None
         value = r.run_point[i] if t is None else r.point[t, i]
         bounds = _bounds(r, t, i)
+        ends = r.run_ends if t is None else r.ends
+        p_lo, p_hi = (float("nan"),) * 2 if ends is None else \
+            (float(x) for x in (ends[i] if t is None else ends[t, i]))
         return {"value": float(value), "lo": bounds[0], "hi": bounds[1],
-                **{k: float(v) for k, v in zip(STATS, stats, strict=True)}}
+                **{k: float(v) for k, v in zip(STATS, stats, strict=True)},
+                "p_lo": p_lo, "p_hi": p_hi}
     values = r.points.get(method)
     if values is None:
         return None
@@ -457,9 +465,26 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
             out.run_stats, _, out.run_lohi = describe(per_iter, how, settings.interval)
             out.run_point = point
         out.run_samples = per_iter
+        out.ends, out.run_ends = end_mass(samples, out.lohi), end_mass(per_iter, out.run_lohi)
         if settings.keep_samples:
             out.samples = samples
     return out
+
+
+def end_mass(samples: np.ndarray, lohi: np.ndarray) -> np.ndarray:
+    """(..., 2) the share of `samples` (axis 0) equal to each end of their interval `lohi`
+    (to 12 decimals): with one or two unjudged documents a distribution takes a few values
+    and the interval's ends hold much of it.
+
+    Example:
+        >>> s = np.array([[0.0], [0.5], [0.5], [1.0]])
+        >>> end_mass(s, np.array([[0.0, 1.0]])).tolist()
+        [[0.25, 0.25]]
+    """
+    tol = 1e-12
+    lo = (np.abs(samples - lohi[..., 0]) <= tol).mean(axis=0)
+    hi = (np.abs(samples - lohi[..., 1]) <= tol).mean(axis=0)
+    return np.stack([lo, hi], axis=-1)
 
 
 def growth_of(model: PositionModel, qrels: Qrels, measures: list[Measure],
@@ -718,6 +743,31 @@ def _shares_context(settings: EstimateSettings) -> bool:
             and any(STRATEGIES[m].uses_prior for m in settings.methods))
 
 
+def check_draws(settings: EstimateSettings, qrels: Qrels, measures: list[Measure]) -> None:
+    """Refuse a b whose draws cannot fit in memory (one line, before any work): each
+    iteration keeps a float64 per topic, measure and random method, and the growth of the
+    normalisers an int32 per topic and grade (-b 1000000000 once asked numpy for 56 GiB).
+
+    Example:
+        >>> from unjudged.io import read_qrels
+        >>> from unjudged.errors import InvalidOptionError
+        >>> q = read_qrels({"t": {"a": 1, "b": 0}})
+        >>> try:
+        ...     check_draws(EstimateSettings(b=10 ** 15), q, parse_measures("P@2"))
+        ... except InvalidOptionError as exc:
+        ...     print(str(exc).split(" needs")[0])
+        -b 1000000000000000 (1 topics, 1 measures)
+    """
+    from unjudged.data._memory import check_fits
+
+    randoms = sum(STRATEGIES[m].random for m in settings.methods)
+    if randoms:
+        levels = int(qrels.key_grades.max(initial=0)) + 2 if qrels.key_grades.size else 2
+        topics = len(qrels.topics)
+        check_fits(float(settings.b) * topics * (8 * len(measures) * randoms + 4 * levels),
+                   f"-b {settings.b} ({topics} topics, {len(measures)} measures)")
+
+
 def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
                  settings: EstimateSettings, *, executor: Executor | None = None,
                  desc: str | None = None, context: DrawContext | None = None,
@@ -736,6 +786,7 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
     """
     from unjudged.parallel import SerialExecutor
 
+    check_draws(settings, qrels, measures)
     policies = settings.policies
     pools: dict[tuple[str, ...], Pool] = {}
 

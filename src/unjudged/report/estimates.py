@@ -14,8 +14,10 @@ from unjudged.report.rows import row_writer, safe_text
 from unjudged.strategies.registry import STRATEGIES
 from unjudged.strategies.summaries import STATS
 
-_LONG = ["run", "topic", "measure", "method", "value", "lo", "hi", *STATS]
-_DRAWN = ("lo", "hi", *STATS)  # what a random strategy's rows add to `value`
+#: p_lo, p_hi: the share of the draws on each end of the interval (a distribution of a few
+#: values puts much of its mass there: docs/unjudged-documents.md)
+_LONG = ["run", "topic", "measure", "method", "value", "lo", "hi", *STATS, "p_lo", "p_hi"]
+_DRAWN = ("lo", "hi", *STATS, "p_lo", "p_hi")  # what a random strategy's rows add to `value`
 _MOMENTS = ("lo", "hi", "mean", "std")  # what an expectation's rows add to `value`
 
 
