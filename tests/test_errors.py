@@ -171,7 +171,8 @@ def test_measure_parameter_outside_its_choices(tmp_path):
 
     with pytest.raises(MeasureSpecError) as exc:
         parse_measures(["nDCG(dcg='exp')@10"])
-    assert str(exc.value) == ("\"nDCG(dcg='exp')@10\": dcg must be one of 'log2', 'exp-log2', "
+    assert str(exc.value) == ("\"nDCG(dcg='exp')@10\": nDCG's parameter dcg must be one of "
+                              "'log2', 'exp-log2', "
                               "not 'exp'")
     assert parse_measures(["nDCG(dcg='exp-log2')@10"])[0].name == "nDCG(dcg='exp-log2')@10"
     _one_line_error(_run(tmp_path, QRELS, RUN, "-m", "xinfAP(smoothing=x)"),

@@ -585,8 +585,132 @@ def test_unmutated_seeds_read_right(name):
     assert all(status in GOOD for status, _ in results.values()), results
 
 
+# ------------------------------------------------------------------ issue 34's classes
+# Tables against their TREC text, measure parameters outside their domain, misuse of the
+# Python API, header comments and the inputs that raised tracebacks: each case must give the
+# right value or the project's one-line error. `--edges` prints the counts.
+
+
+def _edge_inputs(folder: Path) -> list[tuple[str, object]]:
+    """(label, call) of the file inputs of items 6 and 8; each returns normally or raises
+    an UnjudgedError."""
+    from unjudged.io.sampled import read_prels
+    from unjudged.text.readers import read_docs
+
+    deep = "[" * 50_000 + "]" * 50_000
+    files = {
+        "h.run": "# qid Q0 docno rank score tag\n1 Q0 d1 1 2 r\n2 Q0 d2 1 1 r\n",
+        "h.qrels": "# qid docno grade\n1 0 d1 1\n2 0 d2 0\n",
+        "dup.csv": "qid,docno,score,qid\n1,d1,1,2\n",
+        "deep.jsonl": f'{{"qid": "1", "docno": "d1", "score": {deep}}}\n',
+        "corpus.jsonl": f'{{"docno": "d1", "text": {deep}}}\n',
+        "p30.prels": "1 d1 1 1 1e-30\n1 d2 0 1 0.5\n",
+        "p300.prels": "1 d1 1 1 1e-300\n",
+        "p324.prels": "1 d1 1 1 5e-324\n",
+        "s.qrels": "1 0 d1 1 1\n2 0 d5 1 -1\n",
+        "s.run": "1 Q0 d1 1 3 r\n2 Q0 d9 1 1 r\n",
+    }
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    f = {name: str(folder / name) for name in files}
+
+    def header_comments():
+        values = evaluate(f["h.run"], f["h.qrels"], "P@1").set_index("topic").value
+        assert values.to_dict() == {"1": 1.0, "2": 0.0, "all": 0.5}, values
+
+    def tiny_probability():
+        from unjudged import infer
+
+        assert infer(f["s.run"], read_prels(f["p30.prels"]), ["statAP"]).value.notna().all()
+
+    def unsampled_topic():
+        from unjudged import infer
+
+        infer(f["s.run"], f["s.qrels"], ["xinfAP"], method="bootstrap", b=20)
+
+    return [("header comments", header_comments),
+            ("CSV column twice", lambda: read_run(f["dup.csv"])),
+            ("deep JSON run", lambda: read_run(f["deep.jsonl"])),
+            ("deep JSON corpus", lambda: read_docs(f["corpus.jsonl"])),
+            ("prels 1e-30", tiny_probability),
+            ("prels 1e-300", lambda: read_prels(f["p300.prels"])),
+            ("prels 5e-324", lambda: read_prels(f["p324.prels"])),
+            ("bootstrap, a topic with nothing sampled", unsampled_topic)]
+
+
+def _call(call) -> tuple[str, str]:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # numpy's warnings are findings too
+        try:
+            call()
+        except UnjudgedError as exc:
+            return ("clean error", "") if "\n" not in str(exc) else ("long error", str(exc))
+        except Exception as exc:  # noqa: BLE001 -- any other exception is the finding
+            return "traceback", f"{type(exc).__name__}: {exc}"[:200]
+    return "clean", ""
+
+
+def _refused(parse, text: str) -> None:
+    """Parse a measure name that must be refused (a MeasureSpecError is the clean outcome)."""
+    parse(text)
+    raise AssertionError(f"{text} accepted")
+
+
+def edge_campaign(tables: int = 2000, seed: int = 34) -> dict[str, collections.Counter]:
+    """{class: Counter of outcomes} over issue 34's classes; "defects" lists what failed."""
+    from test_api_misuse import CASES as MISUSE
+    from test_measure_params import CASES as PARAMS
+    from test_measure_params import _name, outside
+    from test_reader_differential import table_outcome
+    from unjudged.measures import parse_measure
+
+    out: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as folder:
+        for i in range(tables):
+            status, detail = table_outcome(rng, "run" if i % 2 else "qrels", folder)
+            out["tables vs TREC text"][status if status != "same" else "clean"] += 1
+        for _label, call in _edge_inputs(Path(folder)):
+            out["header comments, crashing inputs"][_call(call)[0]] += 1
+    for spec, p in PARAMS:
+        for value in outside(p):
+            refused = functools.partial(_refused, parse_measure, _name(spec, p.name, value))
+            out["measure parameters"][_call(refused)[0]] += 1
+    with tempfile.TemporaryDirectory() as folder:
+        cwd = os.getcwd()
+        os.chdir(folder)
+        try:
+            for _label, call, _error, _fragment in MISUSE:
+                out["API misuse"][_call(call)[0]] += 1
+        finally:
+            os.chdir(cwd)
+    return out
+
+
+def edge_summary(result: dict[str, collections.Counter]) -> str:
+    lines = []
+    for name, counts in result.items():
+        tried = sum(counts.values())
+        clean = counts["clean"] + counts["clean error"]
+        lines.append(f"{name}: {tried} tried, {clean} clean, {tried - clean} defects "
+                     f"({dict(counts)})")
+    return "\n".join(lines)
+
+
+def test_issue_34_classes_read_right_or_fail_cleanly():
+    result = edge_campaign(tables=int(os.environ.get("UNJUDGED_EDGE_TABLES", "200")))
+    print("\n" + edge_summary(result))
+    defects = {k: c for k, c in result.items()
+               if set(c) - {"clean", "clean error"}}
+    assert not defects, edge_summary(result)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--edges", action="store_true",
+                        help="only issue 34's classes (tables, parameters, API misuse, ...)")
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--cli", type=int, default=20, help="inputs also run through the CLI")
@@ -595,6 +719,9 @@ if __name__ == "__main__":
                         help="also the large files edited at block boundaries (9 MB and less)")
     parser.add_argument("--dump", help="write the failing inputs to this folder")
     args = parser.parse_args()
+    if args.edges:
+        print(edge_summary(edge_campaign()))
+        sys.exit(0)
     result = campaign(args.count, args.seed, args.cli, args.values_every)
     if args.large:
         with tempfile.TemporaryDirectory() as folder:

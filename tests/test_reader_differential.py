@@ -14,10 +14,14 @@ trec_eval's -Z reader.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import gzip
 import io
+import json
+import math
 import os
+import random
 import sys
 import tempfile
 import warnings
@@ -620,3 +624,186 @@ def test_intents_read_or_name_the_first_bad_line(data):
 @given(intents_files(width=4))
 def test_zscores_read_or_name_the_first_bad_line(data):
     assert_clean(data, "zscores")
+
+
+# ------------------------------------------------- tables against the same data as TREC text
+# A table (CSV, TSV, JSONL, Parquet) and the TREC file with the same rows must read to the same
+# run or qrels, or both be refused (issue 34, item 5): a cell is read by the rules of a TREC
+# field whatever its format or column type. Seeded random cases, fast enough for the suite.
+
+TABLE_IDS = ["007", "7", "0", "12", "a#b", "日本", "é", "-1", "+1", "1e3", "1.0", "d1", "D1",
+             "x" * 300, "q", "true", "NaN", "null"]
+TABLE_SCORES = GOOD_SCORES + BAD_SCORES + ["", "true", "false", "1.0", "1e0", "0X10", "1e-320"]
+TABLE_GRADES = GOOD_GRADES + BAD_GRADES + ["", "true", "1e0", "0X1", "4294967295",
+                                           "18446744073709551615", "0" * 30 + "2"]
+# Parquet column types of the number column, with the values they may hold
+TYPED = {
+    "int64": lambda rng: rng.choice([0, 1, 2, -1, 3, 2**31 - 1, 2**31, -(2**31), 2**62]),
+    "uint64": lambda rng: rng.choice([0, 1, 2, 3, 2**31, 2**32 - 1, 2**64 - 1]),
+    "float64": lambda rng: rng.choice([0.0, 1.0, 2.0, 1.5, -0.0, 1e300, 5e-324, math.nan,
+                                       math.inf, -math.inf, rng.uniform(-5, 5)]),
+    "bool": lambda rng: rng.random() < 0.5,
+}
+
+
+def trec_text(value) -> str:
+    """A cell as the TREC field of the same text ('' for a missing cell: the field is gone)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def json_token(value) -> str:
+    """A cell as JSONL writes it: a number's text bare when JSON takes it, else a string."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else {"nan": "NaN", "inf": "Infinity"}.get(
+            repr(value), "-Infinity")
+    text = str(value)
+    if isinstance(value, int):
+        return text
+    try:
+        number = json.loads(text)
+        bare = isinstance(number, (int, float)) and not isinstance(number, bool) \
+            and text.strip() == text
+    except ValueError:
+        bare = False
+    return text if bare and value != "" else json.dumps(text)
+
+
+def table_case(rng, kind: str) -> tuple[str, list[str], list[list]]:
+    """(format, column names, rows) of a random run or qrels table."""
+    fmt = rng.choice(["csv", "tsv", "jsonl", "parquet"])
+    topics = rng.sample(TABLE_IDS, rng.randint(1, 3))
+    typed = fmt == "parquet" and rng.random() < 0.5
+    kind_of = rng.choice(list(TYPED)) if typed else None
+    pool = TABLE_SCORES if kind == "run" else TABLE_GRADES
+    rows = []
+    for i in range(rng.randint(1, 10)):
+        good = rng.random() < 0.85
+        if kind_of is not None:
+            value = TYPED[kind_of](rng)
+        elif good:
+            value = rng.choice(GOOD_SCORES if kind == "run" else GOOD_GRADES)
+        else:
+            value = rng.choice(pool)
+        docno = rng.choice(TABLE_IDS) + str(i)
+        rows.append([rng.choice(topics), docno, value])
+    if rng.random() < 0.15:  # a document twice in a topic: same or another value
+        copy = list(rng.choice(rows))
+        if rng.random() < 0.5:
+            copy[2] = rng.choice(GOOD_GRADES if kind == "qrels" else GOOD_SCORES) \
+                if kind_of is None else TYPED[kind_of](rng)
+        rows.insert(rng.randrange(len(rows) + 1), copy)
+    if rng.random() < 0.05:  # a missing cell
+        rows[rng.randrange(len(rows))][rng.randrange(3)] = "" if fmt in ("csv", "tsv") \
+            else None
+    names = ["qid", "docno", "score" if kind == "run" else "relevance"]
+    return fmt, names, rows
+
+
+def write_table(path: str, fmt: str, names: list[str], rows: list[list]) -> None:
+    if fmt in ("csv", "tsv"):
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh, delimiter="," if fmt == "csv" else "\t")
+            writer.writerow(names)
+            writer.writerows([[trec_text(v) for v in row] for row in rows])
+    elif fmt == "jsonl":
+        with open(path, "w", encoding="utf-8") as fh:
+            for row in rows:
+                cells = (f"{json.dumps(n)}: {json_token(v)}" for n, v in zip(names, row,
+                                                                           strict=True))
+                fh.write("{" + ", ".join(cells) + "}\n")
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        columns = {}
+        for j, n in enumerate(names):
+            values = [row[j] for row in rows]
+            kinds = {type(v) for v in values if v is not None}
+            if kinds == {str} or not kinds:
+                columns[n] = pa.array([v for v in values], pa.string())
+            elif kinds == {bool}:
+                columns[n] = pa.array(values, pa.bool_())
+            elif kinds == {float}:
+                columns[n] = pa.array(values, pa.float64())
+            else:  # integers: uint64 when one needs it
+                big = any(v is not None and v >= 2**63 for v in values)
+                columns[n] = pa.array(values, pa.uint64() if big or min(
+                    v for v in values if v is not None) >= 2**31 else pa.int64())
+        pq.write_table(pa.table(columns), path)
+
+
+def trec_file(path: str, kind: str, rows: list[list]) -> None:
+    lines = []
+    for qid, docno, value in rows:
+        fields = [trec_text(qid), "Q0", trec_text(docno), "1", trec_text(value), "tag"] \
+            if kind == "run" else [trec_text(qid), "0", trec_text(docno), trec_text(value)]
+        lines.append(" ".join(f for f in fields if f != ""))
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _read_both(read, table: str, trec: str):
+    out = []
+    for path in (table, trec):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = read(path)
+            except UnjudgedError as exc:
+                result = exc
+            except Exception as exc:  # noqa: BLE001 -- any other exception is the finding
+                return f"traceback on {os.path.basename(path)}: {type(exc).__name__}: {exc}"
+        noisy = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+        if noisy:
+            return f"warning: {noisy[0].message}"
+        out.append(result)
+    return out
+
+
+def _value_of(result, kind: str):
+    if isinstance(result, UnjudgedError):
+        if "\n" in str(result):
+            return "error over several lines"
+        return "refused"
+    if kind == "qrels":
+        return result.to_dict()
+    docs, scores = result.docno.to_pylist(), result.score.tolist()
+    return {t: list(zip(docs[result.offsets[i]:result.offsets[i + 1]],
+                        scores[result.offsets[i]:result.offsets[i + 1]], strict=True))
+            for i, t in enumerate(result.topics)}
+
+
+def table_outcome(rng, kind: str, folder: str) -> tuple[str, str]:
+    """("same", "") or (what differs, detail) for one random table and its TREC text."""
+    fmt, names, rows = table_case(rng, kind)
+    table, trec = os.path.join(folder, f"t.{fmt}"), os.path.join(folder, f"t.{kind}")
+    write_table(table, fmt, names, rows)
+    trec_file(trec, kind, rows)
+    both = _read_both(read_run if kind == "run" else read_qrels, table, trec)
+    if isinstance(both, str):
+        return "traceback or warning", both
+    got, want = (_value_of(r, kind) for r in both)
+    if got == want:
+        return "same", ""
+    status = "rule mismatch" if "refused" in (got, want) else "different values"
+    return status, f"{fmt} {kind} rows {rows!r}: table {str(got)[:150]}, TREC {str(want)[:150]}"
+
+
+def test_tables_read_as_their_trec_text_or_are_refused_alike():
+    rng = random.Random(34)
+    counts: dict[str, int] = {}
+    failures = []
+    with tempfile.TemporaryDirectory() as folder:
+        for i in range(int(os.environ.get("UNJUDGED_TABLE_CASES", "2000"))):
+            status, detail = table_outcome(rng, "run" if i % 2 else "qrels", folder)
+            counts[status] = counts.get(status, 0) + 1
+            if status != "same":
+                failures.append(f"{status}: {detail}")
+    assert not failures, f"{counts}\n" + "\n".join(failures[:15])

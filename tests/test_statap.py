@@ -228,7 +228,7 @@ def test_infer_runs_reports_intervals():
 
 @pytest.mark.parametrize(("text", "line", "words"), [
     (b"t a 1 1 x\n", 1, "probability 'x' is not a number in [0, 1]"),
-    (b"t a 1 1 0.5\nt b 0 1 0\n", 2, "inclusion probability must lie in (0, 1]"),
+    (b"t a 1 1 0.5\nt b 0 1 0\n", 2, "inclusion probability 0.0 is not in [1e-150, 1]"),
     (b"t a 1 1 0.5\nt b 0 1 1.5\n", 2, "not a number in [0, 1]"),
     (b"t a 1 1 0.5\nt a 1 1 0.4\n", 2, "appears twice with different inclusion"),
     (b"t a x 1 0.5\n", 1, "grade 'x' is not an integer"),

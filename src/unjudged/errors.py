@@ -91,6 +91,17 @@ class UnjudgedWarning(UserWarning):
     """Something about the inputs the user should know; the result is still sound."""
 
 
+def shown(value: object, width: int = 40) -> str:
+    """A value as an error message quotes it: its repr on one line, at most `width` characters.
+
+    Example:
+        >>> shown("a\\nb"), shown(list(range(30)), 20)
+        ("'a\\\\nb'", '[0, 1, 2, 3, 4, 5...')
+    """
+    text = " ".join(repr(value).split())
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def note(message: str) -> None:
     """Issue `message` as an UnjudgedWarning (pointing at the library's caller)."""
     warnings.warn(message, UnjudgedWarning, stacklevel=3)

@@ -6,7 +6,8 @@ trec_eval 10 does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import numbers
+from dataclasses import dataclass, fields, replace
 from typing import Literal, get_args
 
 from unjudged.errors import InvalidOptionError
@@ -80,7 +81,45 @@ class Policies:
             if value not in choices:
                 raise InvalidOptionError(f"{name}: expected one of {', '.join(choices)}, "
                                          f"got {value!r}")
+        for name in ("complete", "judged_only"):
+            if type(getattr(self, name)).__name__ not in ("bool", "bool_"):  # numpy's too
+                raise InvalidOptionError(f"{name}: expected True or False, got "
+                                         f"{getattr(self, name)!r}")
+        if not _is_int(self.rel_level) or not -(2**31) <= self.rel_level < 2**31:
+            raise InvalidOptionError(f"rel_level: expected an integer grade, got "
+                                     f"{self.rel_level!r}")
+        if self.depth is not None and (not _is_int(self.depth) or self.depth < 0):
+            raise InvalidOptionError(f"depth: expected None or an integer of at least 0, got "
+                                     f"{self.depth!r}")
 
     def but(self, **changes: object) -> Policies:
-        """A copy with some fields changed."""
+        """A copy with some fields changed; an unknown field raises InvalidOptionError."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise InvalidOptionError(f"unknown policy {unknown[0]!r}; expected some of "
+                                     f"{', '.join(sorted(known))}")
         return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def whole_number(value: object, name: str, low: int | None = None) -> int:
+    """`value` as an int when it is a whole number (not a bool, not 2.5) of at least `low`,
+    else InvalidOptionError naming the argument.
+
+    Example:
+        >>> whole_number(3, "b", 1)
+        3
+        >>> try:
+        ...     whole_number(2.5, "b", 1)
+        ... except InvalidOptionError as exc:
+        ...     print(exc)
+        b: expected an integer of at least 1, got 2.5
+    """
+    if not _is_int(value) or (low is not None and int(value) < low):  # type: ignore[call-overload]
+        at_least = "" if low is None else f" of at least {low}"
+        raise InvalidOptionError(f"{name}: expected an integer{at_least}, got {value!r}")
+    return int(value)  # type: ignore[call-overload]

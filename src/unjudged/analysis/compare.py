@@ -160,7 +160,8 @@ def compare_qrels(runs: Any, orig: Any, new: Any, measures: Any,
 
 
 def _all_measures(measures: Any) -> bool:
-    return not isinstance(measures, str) and all(isinstance(m, Measure) for m in measures)
+    return isinstance(measures, Iterable) and not isinstance(measures, str) and all(
+        isinstance(m, Measure) for m in measures)
 
 
 def _stream(runs: Any, pol: Policies, qrels: Qrels) -> Iterator[Run]:

@@ -14,11 +14,12 @@ from unjudged.data.judged import Judged, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.engine.results import Results, RunResult
-from unjudged.errors import InputError, note
+from unjudged.errors import InputError, InvalidOptionError, note, shown
 from unjudged.io import read_qrels, read_run, read_runs
+from unjudged.io._frames import is_frame
 from unjudged.io.irds import is_irds_source
 from unjudged.io.records import converts_to_dict, first_is_record, is_records
-from unjudged.measures import Measure, parse_measures
+from unjudged.measures import Measure, measures_given
 from unjudged.policies import NameMode, Policies, TieBreak
 
 
@@ -33,7 +34,7 @@ def _as_runs(runs: Any, ties: TieBreak, qrels: Qrels | None = None,
             out.append(run if run.name == str(name) else replace(run, name=str(name)))
     else:
         if isinstance(runs, (Run, Mapping, str, bytes, io.IOBase)) \
-                or type(runs).__name__ == "DataFrame" or hasattr(runs, "__fspath__") \
+                or is_frame(runs) or hasattr(runs, "__fspath__") \
                 or is_irds_source(runs) or converts_to_dict(runs):  # ranx's Run
             # one run (a stream is one file, not a list of sources)
             runs = [runs]
@@ -62,7 +63,7 @@ def _named(mapping: Mapping) -> bool:
             kinds.add("named" if isinstance(first, Mapping) else "run")
         else:
             kinds.add("named" if isinstance(value, (str, Run)) or hasattr(value, "__fspath__")
-                      or type(value).__name__ == "DataFrame" or is_irds_source(value)
+                      or is_frame(value) or is_irds_source(value)
                       or (is_records(value) and not isinstance(value, tuple)) else "other")
     if "other" in kinds or len(kinds) > 1:
         raise InputError("<dict>", "expected one run {qid: {docno: score}} or runs by name "
@@ -72,7 +73,20 @@ def _named(mapping: Mapping) -> bool:
 
 def score(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
           policies: Policies = Policies()) -> Results:
-    """Compute measures for already-read runs (the pool facts are built once per topic set)."""
+    """Compute measures for already-read runs (the pool facts are built once per topic set).
+
+    `qrels` and `measures` may also be what `evaluate` takes (a path, names); each run must
+    be a Run (unjudged.read_run reads one)."""
+    runs = run_objects(runs, "score")
+    qrels = read_qrels(qrels)
+    if isinstance(measures, Iterable) and not isinstance(measures, (str, Mapping)):
+        measures = list(measures)
+    if not isinstance(measures, list) or not all(isinstance(m, Measure) for m in measures):
+        measures = measures_given(measures)  # names; a list of Measures is kept as it is
+    elif not measures:  # (repeats too: callers line the columns up with their own lists)
+        measures_given(measures)
+    if not isinstance(policies, Policies):
+        raise InvalidOptionError(f"policies: expected unjudged.Policies, got {shown(policies, 60)}")
     pools: dict[tuple[str, ...], Pool] = {}
     out = []
     judge_with = judge_diversity if needs_subtopics(measures) else judge  # subtopic masks
@@ -95,8 +109,33 @@ def measure_values(judged: Judged, measures: list[Measure]) -> np.ndarray:
     return values
 
 
+def run_objects(runs: Any, where: str) -> list[Run]:
+    """`runs` (a Run or an iterable of them) as a list; anything else is InvalidOptionError
+    naming `where`, the function that needs Runs.
+
+    Example:
+        >>> try:
+        ...     run_objects({"q1": {"d1": 1.0}}, "build_pool")
+        ... except InvalidOptionError as exc:
+        ...     print(str(exc)[:62])
+        build_pool: expected Runs (unjudged.read_run or read_runs read
+    """
+    if isinstance(runs, Run):
+        return [runs]
+    items = list(runs) if isinstance(runs, Iterable) and not isinstance(
+        runs, (str, bytes, Mapping)) else None
+    odd = runs if items is None else next((r for r in items if not isinstance(r, Run)), None)
+    if items is None or odd is not None:
+        raise InvalidOptionError(f"{where}: expected Runs (unjudged.read_run or read_runs read "
+                                 f"them from paths, dicts, DataFrames), got "
+                                 f"{type(odd).__name__} {shown(odd)}")
+    return items
+
+
 def policies_from(policies: Policies | None, changes: dict[str, Any]) -> Policies:
     """`policies` (trec_eval's by default) with the keyword arguments a facade was given."""
+    if policies is not None and not isinstance(policies, Policies):
+        raise InvalidOptionError(f"policies: expected unjudged.Policies, got {shown(policies, 60)}")
     pol = policies or Policies()
     return pol.but(**changes) if changes else pol
 
@@ -127,7 +166,7 @@ def evaluate(runs: Any, qrels: Any, measures: Any, *, per_topic: bool = True,
         [['bm25', 'all', 'P@1', 1.0], ['dense', 'all', 'P@1', 0.0]]
     """
     pol = policies_from(policies, policy_kw)
-    ms = parse_measures(measures)
+    ms = measures_given(measures)
     q = read_qrels(qrels)
     results = score(_as_runs(runs, pol.ties, q, names), q, ms, pol)
     return results.to_pandas(per_topic=per_topic, summary=summary)

@@ -32,7 +32,7 @@ from unjudged.io._validate import RUN
 from unjudged.io.paths import NameMode, Notify, RunNamer, expand_paths
 from unjudged.io.runs import _NAMES, _first_tag, build_run
 from unjudged.io.stream import BLOCK_SIZE, TopicBatch, iter_topic_batches
-from unjudged.measures import Measure, parse_measures
+from unjudged.measures import Measure, measures_given, parse_measures  # noqa: F401 (doctests)
 from unjudged.policies import Policies
 
 #: progress(lines, topics) after each batch
@@ -115,7 +115,7 @@ def evaluate_stream(runs: Any, qrels: Any, measures: Any, *, per_topic: bool = T
     need not fit in memory: the same tidy DataFrame (run, topic, measure, value)."""
     pol = policies_from(policies, policy_kw)
     q = read_qrels(qrels)
-    results = score_stream(runs, q, parse_measures(measures), pol, block_size=block_size,
+    results = score_stream(runs, q, measures_given(measures), pol, block_size=block_size,
                            names=names)
     return results.to_pandas(per_topic=per_topic, summary=summary)
 

@@ -42,10 +42,10 @@ from unjudged.inference.counts import count_variance, infndcg_variance
 from unjudged.inference.infap import infap_variance, xinfap_variance
 from unjudged.inference.rescaling import Replicates, bootstrap_values
 from unjudged.inference.statistical import statap_variance, statndcg_variance
-from unjudged.measures import Measure, parse_measures
+from unjudged.measures import Measure, measures_given, parse_measures  # noqa: F401 (doctests)
 from unjudged.measures._common import level
 from unjudged.measures.inferred import WEIGHTED, stratum_totals
-from unjudged.policies import Policies
+from unjudged.policies import Policies, whole_number
 
 #: families whose variance has a formula (the rest of WEIGHTED is bootstrapped)
 ANALYTIC = ("infAP", "xinfAP", "infNDCG", "iP", "iNumRelRet", "iNumRel", "statAP", "statNDCG")
@@ -188,12 +188,14 @@ def infer(runs: Any, qrels: Any, measures: Any, *, level: float | None = 0.95, b
     """
     import pandas as pd
 
-    from unjudged.engine.score import _as_runs
+    from unjudged.engine.score import _as_runs, policies_from
     from unjudged.io.sampled import read_sampled_qrels
 
-    pol = (policies or Policies()).but(**policy_kw)
+    pol = policies_from(policies, policy_kw)
+    whole_number(b, "b (bootstrap replicates)", 2)
+    whole_number(seed, "seed")
     q = read_sampled_qrels(qrels)
-    ms = parse_measures(measures)
+    ms = measures_given(measures)
     rows = [row for inf in infer_runs(_as_runs(runs, pol.ties, q), q, ms, level=level, b=b,
                                       seed=seed, policies=pol, method=method)
             for row in inf.rows(per_topic)]

@@ -126,7 +126,11 @@ def bootstrap_values(judged: SampledJudged, replicates: Replicates,
         one = judged.topic_slice(i, i + 1)
         for lo in range(0, replicates.b, step):
             hi = min(lo + step, replicates.b)
-            weight = np.where(col >= 0, w[lo:hi, np.maximum(col, 0)], 0.0).astype(np.float64)
+            if w.shape[1] == 0:  # nothing sampled in this topic: no document has a weight
+                weight = np.zeros((hi - lo, col.size))
+            else:
+                weight = np.where(col >= 0, w[lo:hi, np.maximum(col, 0)], 0.0).astype(
+                    np.float64)
             rep = one.with_weights(weight[:, None, :], counts[lo:hi, None])
             for c, m in enumerate(measures):
                 out[lo:hi, i, c] = m.compute(rep)[:, 0]

@@ -55,6 +55,8 @@ def table_format(head: bytes, path: str = "") -> str | None:
     if head.startswith(b"PAR1") or path.lower().endswith((".parquet", ".pq")):
         return "parquet"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"#"):  # a comment naming the columns: TREC text, where it is skipped
+        return None
     line = text.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", "replace")
     if text.startswith(b"{") and (_json_object(line) or (
             b"\n" not in text and text[1:].lstrip().startswith(b'"'))):
@@ -75,32 +77,37 @@ def _json_object(line: str) -> bool:
 
     try:
         return isinstance(json.loads(line), dict)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 
 def read_frame(source: Any, kind: str, ids: tuple[str, ...] = ()) -> Any:
-    """A table file as a pandas DataFrame; the columns in `ids` (and every query and document
-    column) are read as text, so that ids such as "001" keep their zeros.
+    """A table file as a pandas DataFrame whose values are read by the TREC text rules.
+
+    CSV, TSV and space-separated cells, and JSON numbers, come back as their text, so that
+    a score or grade is checked by unjudged.io._validate exactly as a TREC file's field is
+    ("0x10", "true" and a grade "1.0" are refused there too); Parquet keeps its column types,
+    which the frame readers check (an id must be text or an integer). A header that names a
+    column twice is refused. (`ids` is kept for callers; every cell is text now.)
 
     Example:
         >>> import tempfile
         >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as fh:
         ...     _ = fh.write("qid,docno,score\\n001,d1,2.5\\n")
         >>> read_frame(fh.name, "csv").values.tolist()
-        [['001', 'd1', 2.5]]
+        [['001', 'd1', '2.5']]
     """
     import pyarrow as pa
 
     from unjudged.io._source import display_name, read_bytes
 
     name = display_name(source)
-    text_columns = set(ids) | set(QUERY_COLUMNS) | set(DOC_COLUMNS) | {"run", "tag", "iteration"}
     try:
         if kind == "parquet":
             import pyarrow.parquet as pq
 
             table = pq.read_table(source)
+            _unique_header(table.column_names, name)
         elif kind == "jsonl":
             return _jsonl_frame(read_bytes(source), name)
         else:
@@ -108,16 +115,36 @@ def read_frame(source: Any, kind: str, ids: tuple[str, ...] = ()) -> Any:
 
             data = read_bytes(source)
             delimiter = {"tsv": "\t", "csv": ","}.get(kind, " ")
+            names = _header(data, delimiter)
+            _unique_header(names, name)
             table = pcsv.read_csv(
                 io.BytesIO(data),
                 parse_options=pcsv.ParseOptions(delimiter=delimiter,
                                                 ignore_empty_lines=True),
                 convert_options=pcsv.ConvertOptions(
-                    column_types=dict.fromkeys(text_columns, pa.string())))
+                    column_types=dict.fromkeys(names, pa.string())))
     except (pa.ArrowInvalid, OSError) as exc:
         raise FormatError(name, None, f"cannot read as {kind.upper()}: {exc}".strip()
                           ) from None
     return table.to_pandas()
+
+
+def _header(data: bytes, delimiter: str) -> list[str]:
+    """The column names of a CSV/TSV/space-separated header (its first non-blank line)."""
+    text = data.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0].rstrip(b"\r")
+    line = text.decode("utf-8", "replace")
+    if delimiter == " ":
+        return line.split(" ")
+    return next(csv.reader([line], delimiter=delimiter), [])
+
+
+def _unique_header(names: list[str], path: str) -> None:
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise FormatError(path, 1, f"column {n!r} appears twice in the header; expected "
+                              "each column named once")
+        seen.add(n)
 
 
 def _jsonl_frame(data: bytes, name: str) -> Any:
@@ -130,10 +157,14 @@ def _jsonl_frame(data: bytes, name: str) -> Any:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            # numbers as their text: read by the rules of a TREC field (1.0 is no grade)
+            row = json.loads(line, parse_int=str, parse_float=str, parse_constant=str)
         except json.JSONDecodeError as exc:
             raise FormatError(name, number, f"not JSON ({exc.msg}); expected one object "
                               "per line") from None
+        except RecursionError:
+            raise FormatError(name, number, "JSON nested too deeply; expected one flat "
+                              "object per line") from None
         if not isinstance(row, dict):
             raise FormatError(name, number, "expected one JSON object per line")
         rows.append(row)

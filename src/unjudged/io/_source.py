@@ -105,6 +105,28 @@ def line_limit(limit: int | None) -> Iterator[None]:
         _max_line = before
 
 
+def readable(source: Any, what: str, also: str = "") -> Any:
+    """`source` as the file readers take it: a path, '-' or a stream (bytes as a stream); any
+    other object is InvalidOptionError naming `what` is read and what it may be (`also`: the
+    objects the caller takes besides files).
+
+    Example:
+        >>> try:
+        ...     readable(5, "qrels", "a dict")
+        ... except InvalidOptionError as exc:
+        ...     print(exc)
+        qrels: cannot read int 5; expected a path, '-', a binary stream or a dict
+    """
+    if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
+        return source
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return io.BytesIO(bytes(source))
+    shown = repr(source)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    raise InvalidOptionError(f"{what}: cannot read {type(source).__name__} {shown}; expected a "
+                             f"path, '-', a binary stream{' or ' + also if also else ''}")
+
+
 def display_name(source: str | os.PathLike[str] | BinaryIO) -> str:
     """The name used in error messages and as the default run name."""
     if isinstance(source, (str, os.PathLike)):

@@ -18,7 +18,13 @@ from typing import Any
 
 from unjudged.errors import FormatError, InputError
 from unjudged.io._csv import csv_records
-from unjudged.io._source import data_lines, display_name, read_bytes, unify_line_ends
+from unjudged.io._source import (
+    data_lines,
+    display_name,
+    read_bytes,
+    readable,
+    unify_line_ends,
+)
 
 #: Header names of the column that says whether a run contributed to the pool (TREC-COVID's
 #: leaderboards call it "contributed judgments"), and the values it may hold.
@@ -48,7 +54,7 @@ def read_groups(source: Any) -> dict[str, str]:
     """
     if isinstance(source, dict):
         return {str(k): str(v) for k, v in source.items()}
-    name, text, is_csv = _groups_text(source)
+    name, text, is_csv = _groups_text(readable(source, "groups", "a dict {run: group}"))
     if is_csv:
         return _from_csv(text, name)
     out: dict[str, str] = {}

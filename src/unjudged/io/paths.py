@@ -152,7 +152,28 @@ def tabular_kind(source: Any) -> str | None:
         return None
     path = os.fspath(source)
     head, _ = _head(path)
-    return None if head is None else table_format(head, path)
+    kind = None if head is None else table_format(head, path)
+    if kind is None and head is not None:
+        _note_commented_header(head, path)
+    return kind
+
+
+def _note_commented_header(head: bytes, path: str) -> None:
+    """Say so when a TREC file's first line is a `#` comment naming the columns (such as
+    `# qid Q0 docno rank score tag`): it is skipped, as every `#` line is, where trec_eval would
+    read it as a line of topic '#' (and its qrels every topic into one)."""
+    text = head.lstrip(b"\xef\xbb\xbf")
+    for number, line in enumerate(text.split(b"\n")[:50], 1):
+        if not line.strip():
+            continue
+        fields = line.lstrip().lstrip(b"#").lower().split()
+        if line.lstrip().startswith(b"#") and len(fields) >= 2 and (
+                {b"qid", b"topic", b"query_id"} & set(fields)) and (
+                {b"docno", b"doc_id", b"doc", b"docid"} & set(fields)):
+            shown = line.strip().decode("utf-8", "replace")[:80]
+            warn(f"{path}:{number}: skipped the comment `{shown}` naming the columns "
+                 "(trec_eval would read it as a line of topic '#')")
+        return
 
 
 def not_trec(exc: FormatError, source: Any, layout: str) -> FormatError:
@@ -181,7 +202,7 @@ def _table_tag(head: bytes, kind: str) -> str | None:
 
         try:
             row = json.loads(lines[0]) if len(lines) > 1 else None
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested: the reader names the line
             return None
         found = [row.get(c) for c in ("run", "tag", "run_id")] if isinstance(row, dict) else []
         return next((str(v) for v in found if v is not None), None)

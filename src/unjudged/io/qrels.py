@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -14,7 +15,8 @@ from unjudged.errors import FormatError, InputError
 from unjudged.io import irds
 from unjudged.io._columns import TOPIC_TYPE, load_table
 from unjudged.io._csv import read_frame
-from unjudged.io._source import display_name
+from unjudged.io._frames import as_pandas
+from unjudged.io._source import display_name, readable
 from unjudged.io._validate import QRELS, Layout, grade_problem, grade_value, row_error
 from unjudged.io.irds import dataset_name, is_irds_source
 from unjudged.io.paths import not_trec, tabular_kind
@@ -43,14 +45,20 @@ def read_qrels(source: Any) -> Qrels:
     if isinstance(source, Qrels):
         return source
     if isinstance(source, dict):
+        odd = next(((q, v) for q, v in source.items() if not isinstance(v, Mapping)), None)
+        if odd is not None:
+            raise FormatError("<dict>", None, f"topic {odd[0]!r} maps to "
+                              f"{type(odd[1]).__name__} {str(odd[1])[:40]}, expected a dict "
+                              "{qid: {docno: grade}}")
         rows = [(str(q), "0", str(d), _number(g, "<dict>")) for q, docs in source.items()
                 for d, g in docs.items()]
         cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [[], [], [], []]
         qid, group, docno = (pa.array(list(c), pa.string()) for c in cols[:3])
         return build_qrels(qid, group, docno, pa.array(list(cols[3]), pa.int64()),
                            source="<dict>")
-    if type(source).__name__ == "DataFrame":
-        return _from_frame(source)
+    frame = as_pandas(source)
+    if frame is not None:
+        return _from_frame(frame)
     ranx = nested_mapping(source)  # ranx's Qrels, or anything with a .to_dict() like it
     if ranx is not None:
         return read_qrels(ranx)
@@ -58,9 +66,11 @@ def read_qrels(source: Any) -> Qrels:
         return _from_records(irds.records(source, "qrels"), dataset_name(source))
     if is_records(source):
         return _from_records(source, "<records>")
+    source = readable(source, "qrels", "Qrels, a DataFrame, a dict {qid: {docno: grade}}, "
+                      "records or irds:<id>")
     kind = tabular_kind(source)
     if kind is not None:
-        return _from_frame(read_frame(source, kind), display_name(source))
+        return _from_frame(read_frame(source, kind), display_name(source), strict=True)
     # grades come dictionary-encoded (a handful of distinct values), so that each distinct
     # text is checked by the rules of unjudged.io._validate: Arrow's own integer parser would
     # read "0x10" as 16, where trec_eval reads 0
@@ -144,9 +154,10 @@ def _grades(column, path: str, data: Any, layout: Layout) -> np.ndarray:
     Text grades (dictionary-encoded or plain strings) are read by grade_problem's rules, one
     check per distinct value."""
     if pa.types.is_integer(column.type):
-        grades = np.asarray(numpy_of(column), dtype=np.int64)
+        grades = numpy_of(column)  # in its own type: a uint64 2^64-1 must not become -1
         small = np.iinfo(np.int32)
-        outside = np.flatnonzero((grades < small.min) | (grades > small.max))
+        outside = np.flatnonzero(grades > small.max) if grades.dtype.kind == "u" else \
+            np.flatnonzero((grades < small.min) | (grades > small.max))
         if outside.size:
             value = int(grades[outside[0]])
             raise row_error(path, data, int(outside[0]),
@@ -182,10 +193,13 @@ def _grades(column, path: str, data: Any, layout: Layout) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int32)
 
 
-def _number(value: Any, source: str) -> int:
-    """A grade given as a Python value: an integer, or text by the file rules."""
-    integral = (isinstance(value, (int, np.integer)) and not isinstance(value, bool)) or (
-        isinstance(value, (float, np.floating)) and float(value).is_integer())
+def _number(value: Any, source: str, strict: bool = False) -> int:
+    """A grade given as a Python value: an integer, or text by the file rules (`strict`: a
+    value from a file, where a float such as 1.0 is no grade, as in TREC text)."""
+    integral = (isinstance(value, (int, np.integer))
+                and not isinstance(value, (bool, np.bool_))) or (
+        not strict and isinstance(value, (float, np.floating)) and math.isfinite(value)
+        and float(value).is_integer())
     text = str(int(value)) if integral else str(value)  # a number is then checked for range
     problem = grade_problem(text)
     if problem:
@@ -203,7 +217,10 @@ def _from_records(records: Any, source: str) -> Qrels:
                        pa.array(grades, pa.int64()), source=source)
 
 
-def _from_frame(frame, source: str = "<DataFrame>") -> Qrels:
+def _from_frame(frame, source: str = "<DataFrame>", strict: bool = False) -> Qrels:
+    """Qrels from a DataFrame (`strict`: read from a file, see unjudged.io._frames)."""
+    from unjudged.io._frames import grade_column, id_column
+
     def pick(names, what, required=True):
         for n in names:
             if n in frame.columns:
@@ -217,19 +234,12 @@ def _from_frame(frame, source: str = "<DataFrame>") -> Qrels:
     q = pick(("query_id", "qid", "topic"), "query id")
     d = pick(("doc_id", "docno", "doc"), "document id")
     g = pick(("relevance", "grade", "rel", "label"), "relevance")
-    for column, what in ((q, "query id"), (d, "document id"), (g, "relevance")):
-        missing = np.flatnonzero(column.isna().to_numpy())
-        if missing.size:
-            raise FormatError(source, None, f"missing {what} in row {int(missing[0])} "
-                              f"(column {column.name})")
+    missing = np.flatnonzero(g.isna().to_numpy())
+    if missing.size:
+        raise FormatError(source, None, f"missing relevance in row {int(missing[0])} "
+                          f"(column {g.name})")
     it = pick(("iteration", "subtopic", "iter", "group"), "iteration", required=False)
     group = it.astype(str) if it is not None else ["0"] * len(frame)
-    if g.dtype.kind in "iu":
-        grades = g.to_numpy(dtype=np.int64)
-    elif g.dtype.kind == "f" and np.all(np.isfinite(g.to_numpy()) & (g.to_numpy() % 1 == 0)):
-        grades = g.to_numpy().astype(np.int64)
-    else:  # text or other objects: each value by the file rules
-        grades = [_number(v, source) for v in g.tolist()]
-    return build_qrels(pa.array(q.astype(str)), pa.array(group, pa.string()),
-                       pa.array(d.astype(str)), pa.array(grades, pa.int64()),
-                       source=source)
+    qid, docno = id_column(q, "query id", source), id_column(d, "document id", source)
+    return build_qrels(qid, pa.array(group, pa.string()), docno,
+                       grade_column(g, source, strict), source=source)

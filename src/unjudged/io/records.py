@@ -27,6 +27,7 @@ from typing import Any
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.errors import FormatError
+from unjudged.io._frames import is_frame
 
 # (column, the names a record may give it, its position in a plain tuple, required)
 Field = tuple[str, tuple[str, ...], int, bool]
@@ -86,7 +87,7 @@ def is_records(source: Any) -> bool:
     """
     if isinstance(source, (str, bytes, bytearray, Mapping, os.PathLike)):
         return False
-    if type(source).__name__ == "DataFrame" or hasattr(source, "read"):
+    if hasattr(source, "read") or is_frame(source):
         return False
     return isinstance(source, Iterable)
 

@@ -20,11 +20,12 @@ from unjudged.data._strings import (
 )
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run, ranking_order
-from unjudged.errors import FormatError
+from unjudged.errors import FormatError, InvalidOptionError, shown
 from unjudged.io import irds
 from unjudged.io._columns import HEAD_BYTES, TOPIC_TYPE, load_table
 from unjudged.io._csv import read_frame
-from unjudged.io._source import data_lines, display_name, first_data_line
+from unjudged.io._frames import as_pandas
+from unjudged.io._source import data_lines, display_name, first_data_line, readable
 from unjudged.io._validate import (
     RANKED_RUN,
     RUN,
@@ -46,7 +47,7 @@ from unjudged.io.paths import (  # noqa: F401
     tabular_kind,
 )
 from unjudged.io.records import RUN_FIELDS, is_records, nested_mapping, record_columns
-from unjudged.policies import TieBreak
+from unjudged.policies import TIE_BREAKS, TieBreak
 
 RUN_LAYOUT = "qid Q0 docno rank score tag"
 #: run files read at once by iter_runs
@@ -70,12 +71,14 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
         >>> run.topics, run.docno.to_pylist()
         (['q1'], ['d1', 'd2'])
     """
+    _check_ties(ties)
     if isinstance(source, Run):
         return source
     if isinstance(source, dict):
         return _from_dict(source, name or "run", ties, qrels)
-    if _is_dataframe(source):
-        return _from_frame(source, name, ties, qrels)
+    frame = as_pandas(source)
+    if frame is not None:
+        return _from_frame(frame, name, ties, qrels)
     ranx = nested_mapping(source)  # ranx's Run, or anything with a .to_dict() like it
     if ranx is not None:
         return _from_dict(ranx, name or getattr(source, "name", None) or "run", ties, qrels)
@@ -85,6 +88,8 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
                              qrels)
     if is_records(source):
         return _from_records(source, name or "run", "<records>", ties, qrels)
+    source = readable(source, "run", "a Run, a DataFrame, a dict {qid: {docno: score}}, "
+                      "records or irds:<id>")
     kind = tabular_kind(source)
     if kind is not None:
         path = display_name(source)
@@ -134,10 +139,19 @@ def read_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval",
     return list(iter_runs(sources, ties=ties, qrels=qrels, names=names, notify=notify))
 
 
+def _check_ties(ties: Any) -> None:
+    if ties not in TIE_BREAKS:
+        raise InvalidOptionError(f"ties: expected one of {', '.join(TIE_BREAKS)}, got {ties!r}")
+
+
 def iter_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval",
               qrels: Qrels | None = None, names: NameMode = "tag",
               notify: Notify | None = None) -> Iterator[Run]:
     """Read runs one at a time, so that a long list never has to fit in memory at once."""
+    _check_ties(ties)
+    if isinstance(sources, (str, bytes)) or not isinstance(sources, Iterable):
+        raise InvalidOptionError(f"runs: expected a list of paths, Runs, DataFrames, dicts "
+                                 f"or records, got {type(sources).__name__} {shown(sources)}")
     paths = expand_paths(sources, notify)
     namer = RunNamer(paths, names, notify)
     if qrels is not None:
@@ -251,9 +265,12 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
     ordered by docno): ranking on float32 keys reproduces its rankings exactly.
     """
     if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type)):
-        import pyarrow.compute as pc  # scores the reader could not convert
+        import pyarrow.compute as pc  # scores as text (a table's cells) or not converted
 
         try:
+            # Arrow's cast alone would take what a TREC score is not (" 1", "Infinity")
+            if not pc.all(pc.match_substring_regex(column, SCORE_TEXT)).as_py():
+                raise pa.ArrowInvalid("not a number")
             column = pc.cast(column, pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             row, msg = first_bad_float(column.to_pylist())
@@ -278,6 +295,10 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
     if column.type != pa.float64():
         return numpy_of(column).astype(np.float64), key
     return column, key
+
+
+# a score's text (unjudged.io._validate's rule, anchored for Arrow's regex engine)
+SCORE_TEXT = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 
 
 def _ranks(column, path: str, data: Any) -> np.ndarray:
@@ -310,21 +331,20 @@ def _pick(frame, names: tuple[str, ...], what: str, source: str = "<DataFrame>")
 
 def _from_frame(frame, name: str | None, ties: TieBreak, qrels: Qrels | None,
                 source: str = "<DataFrame>", default: str = "run") -> Run:
+    from unjudged.io._frames import id_column, score_column
+
     q = _pick(frame, ("query_id", "qid", "topic"), "query id", source)
     d = _pick(frame, ("doc_id", "docno", "doc"), "document id", source)
     s = _pick(frame, ("score",), "score", source)
     rank = frame["rank"] if "rank" in frame.columns else None
     tag = name if name is not None else frame_tag(frame)
-    for column, what in ((q, "query id"), (d, "document id"), (s, "score")):
-        missing = np.flatnonzero(frame[column].isna().to_numpy())
-        if missing.size:
-            raise FormatError(source, None, f"missing {what} in row {int(missing[0])} "
-                              f"(column {column})")
-    scores = frame[s]
-    if scores.dtype.kind not in "iuf":  # text or objects: each value by the file rules
-        scores = [_score(v, source) for v in scores.tolist()]
-    return build_run(pa.array(frame[q].astype(str)), pa.array(frame[d].astype(str)),
-                     pa.array(scores, type=pa.float64()),
+    missing = np.flatnonzero(frame[s].isna().to_numpy())
+    if missing.size:
+        raise FormatError(source, None, f"missing score in row {int(missing[0])} "
+                          f"(column {s})")
+    qid, docno = id_column(frame[q], "query id", source), id_column(frame[d], "document id",
+                                                                    source)
+    return build_run(qid, docno, score_column(frame[s], source),
                      None if rank is None else pa.array(rank.astype(str)),
                      name=tag or default, source=source, ties=ties, qrels=qrels)
 
@@ -353,6 +373,8 @@ def _from_dict(mapping: dict, name: str, ties: TieBreak, qrels: Qrels | None) ->
 
 def _score(value: Any, source: str) -> float:
     """A score given as a Python value: a number, or text by the file rules."""
+    if isinstance(value, (bool, np.bool_)):  # True is no score (a TREC field "true" is not)
+        raise FormatError(source, None, f"score {value!r} is not a number, expected a number")
     if isinstance(value, (str, bytes)):
         problem = score_problem(value)
         if problem:

@@ -28,10 +28,11 @@ import pyarrow.compute as pc
 from unjudged.data._strings import arrow_of, numpy_of, string_array
 from unjudged.data.qrels import Qrels, qrels_columns
 from unjudged.data.sampled import SampledQrels
-from unjudged.errors import FormatError, InputError
+from unjudged.errors import FormatError, InputError, note
 from unjudged.io._columns import read_columns
-from unjudged.io._source import display_name, read_bytes, text_lines
-from unjudged.io._validate import PRELS, QRELS, SAMPLED, row_error
+from unjudged.io._frames import as_pandas
+from unjudged.io._source import display_name, read_bytes, readable, text_lines
+from unjudged.io._validate import PRELS, QRELS, SAMPLED, line_of_row, row_error
 from unjudged.io.qrels import QRELS_LAYOUT, build_qrels, read_qrels
 from unjudged.io.write import format_qrels_columns, sorted_lines
 
@@ -56,8 +57,11 @@ def read_sampled_qrels(source: Any) -> SampledQrels:
         return SampledQrels.from_qrels(source)
     if isinstance(source, dict):
         return _from_dict(source)
-    if type(source).__name__ == "DataFrame":
-        return _from_frame(source)
+    frame = as_pandas(source)
+    if frame is not None:
+        return _from_frame(frame)
+    source = readable(source, "sampled qrels", "SampledQrels, Qrels, a DataFrame or a dict "
+                      "{qid: {docno: (stratum, grade)}}")
     path = display_name(source)
     data = read_bytes(source)
     first = next(text_lines(data, path), None)
@@ -81,6 +85,11 @@ PRELS_LAYOUT = PRELS.text
 MTC_ONLY = "0"
 
 
+#: The smallest inclusion probability of a sampled document: 1/p weighs it in statAP's and
+#: statNDCG's estimates and 1/p^2 in their variances, which must stay finite floats.
+MIN_INCLUSION = 1e-150
+
+
 def read_prels(source: Any, outside: Sequence[str] = (MTC_ONLY,)) -> SampledQrels:
     """Sampled qrels from TREC's prels (`topic docno grade method probability`): every line is
     a judgment (one stratum: trec_eval-style measures see complete judgments of these
@@ -102,10 +111,17 @@ def read_prels(source: Any, outside: Sequence[str] = (MTC_ONLY,)) -> SampledQrel
     prob = _probabilities(t["prob"], data, path)
     outside_sample = pc.is_in(_strings(t["method"]), value_set=pa.array(list(outside)))
     sampled = ~numpy_of(outside_sample).astype(bool)
-    if np.any(sampled & (prob <= 0)):
-        row = int(np.flatnonzero(sampled & (prob <= 0))[0])
-        raise row_error(path, data, row, "an inclusion probability must lie in (0, 1], "
-                        f"expected `{PRELS_LAYOUT}`", PRELS)
+    if np.any(sampled & (prob < MIN_INCLUSION)):
+        row = int(np.flatnonzero(sampled & (prob < MIN_INCLUSION))[0])
+        raise row_error(path, data, row, f"inclusion probability {float(prob[row])!r} is not in "
+                        f"[{MIN_INCLUSION:g}, 1] (1/p and its square weigh the estimates and "
+                        f"their variances), expected `{PRELS_LAYOUT}`", PRELS)
+    if np.any(sampled & (prob < 1e-9)):  # valid, but one judgment then outweighs the rest
+        row = int(np.flatnonzero(sampled & (prob < 1e-9))[0])
+        line = line_of_row(data, row)
+        note(f"{path}{'' if line is None else f':{line}'}: inclusion probability "
+             f"{float(prob[row])!r} weighs one judgment as {1 / prob[row]:.3g} documents; "
+             "statAP's and statNDCG's estimates are dominated by it")
     line_key = np.searchsorted(q.keys, q.tcode.astype(np.int64) * len(q.docs) + q.dcode)
     pi = np.where(sampled, prob, 0.0)
     inclusion = np.zeros(q.keys.size)

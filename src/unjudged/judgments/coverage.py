@@ -19,9 +19,11 @@ from unjudged.data._strings import arrow_of
 from unjudged.data.judged import PAD, Pool, evaluated_topics, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
-from unjudged.errors import InvalidOptionError
+from unjudged.engine.score import run_objects
+from unjudged.errors import InvalidOptionError, shown
+from unjudged.io.qrels import read_qrels
 from unjudged.judgments.pools import JudgingPool, build_pool
-from unjudged.policies import Policies
+from unjudged.policies import Policies, whole_number
 
 BANDS = ((1, 5), (6, 10), (11, 20), (21, 50), (51, 100))
 
@@ -107,11 +109,18 @@ def coverage(runs: Iterable[Run], qrels: Qrels, bands: Sequence[tuple[int, int]]
         >>> c.runs[0].band_judged.tolist(), c.runs[0].judged_to.tolist(), c.runs[0].unjudged
         ([1.0, 0.5], [1], 1)
     """
-    bands = tuple((int(a), int(b)) for a, b in bands)
+    try:
+        bands = tuple((whole_number(a, "band"), whole_number(b, "band")) for a, b in bands)
+    except InvalidOptionError:
+        raise
+    except (TypeError, ValueError):  # not pairs
+        raise InvalidOptionError(f"rank bands must be pairs (a, b), got {shown(bands, 60)}"
+                                 ) from None
     if not bands or any(a < 1 or b < a for a, b in bands):
         raise InvalidOptionError("rank bands must be ranges a-b with 1 <= a <= b")
     depth = max(b for _, b in bands)
-    runs = list(runs)
+    runs = run_objects(runs, "coverage")
+    qrels = read_qrels(qrels)
     pols = policies.but(judged_only=False, depth=None)
     pools: dict[tuple[str, ...], Pool] = {}
     out = []

@@ -16,7 +16,12 @@ import pyarrow.compute as pc
 
 from unjudged.data._strings import arrow_of, intern_topics, numpy_of, string_array
 from unjudged.data.qrels import Qrels, qrels_columns
-from unjudged.errors import IncompatibleInputsError, InputError, InvalidOptionError
+from unjudged.errors import (
+    IncompatibleInputsError,
+    InputError,
+    InvalidOptionError,
+    shown,
+)
 from unjudged.io.qrels import build_qrels, read_qrels
 
 CONFLICT_RULES = ("error", "max", "min", "first", "last")
@@ -134,6 +139,9 @@ def filter_qrels(qrels: Any, topics: Iterable[str] | None = None,
     q = read_qrels(qrels)
     keep = np.ones(q.grade.size, dtype=bool)
     if topics is not None:
+        if isinstance(topics, (str, bytes)) or not isinstance(topics, Iterable):
+            raise InvalidOptionError(f"topics: expected a list of topic ids, got "
+                                     f"{shown(topics, 60)}")
         wanted = {str(t) for t in topics}
         keep &= np.array([t in wanted for t in q.topics], dtype=bool)[q.tcode]
     present = cast(set[str], set(pc.unique(q.group).to_pylist()))  # iterations: no nulls

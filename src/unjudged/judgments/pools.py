@@ -22,7 +22,9 @@ from unjudged.data._strings import arrow_of, numpy_of
 from unjudged.data.qrels import MISSING, Qrels
 from unjudged.data.run import Run
 from unjudged.data.topic_order import natural_ranks
+from unjudged.engine.score import run_objects
 from unjudged.errors import IncompatibleInputsError, InputError, InvalidOptionError
+from unjudged.policies import whole_number
 
 
 @dataclass(eq=False)
@@ -102,9 +104,10 @@ def build_pool(runs: Iterable[Run], depth: int, *, from_rank: int = 1,
         >>> p.docno.to_pylist(), p.n_runs.tolist(), p.unique_by_run().tolist()
         (['d1', 'd2', 'd4'], [1, 2, 1], [1, 1])
     """
+    depth, from_rank = whole_number(depth, "depth"), whole_number(from_rank, "from_rank")
     if depth < 1 or from_rank < 1 or from_rank > depth:
         raise InvalidOptionError(f"ranks {from_rank}..{depth} are empty; expected 1 <= J <= K")
-    runs = _choose(list(runs), groups, runs_per_group, groups_source)
+    runs = _choose(run_objects(runs, "build_pool"), groups, runs_per_group, groups_source)
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)

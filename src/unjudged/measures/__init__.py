@@ -9,12 +9,12 @@ the registry.
 import importlib
 import pkgutil
 
-from unjudged.measures._parse import parse_measure, parse_measures
+from unjudged.measures._parse import measures_given, parse_measure, parse_measures
 from unjudged.measures._spec import REGISTRY, Measure, MeasureSpec, Param, families, register
 
 for _module in pkgutil.iter_modules(__path__):
     if not _module.name.startswith("_"):
         importlib.import_module(f"{__name__}.{_module.name}")
 
-__all__ = ["REGISTRY", "Measure", "MeasureSpec", "Param", "families", "parse_measure",
-           "parse_measures", "register"]
+__all__ = ["REGISTRY", "Measure", "MeasureSpec", "Param", "families", "measures_given",
+           "parse_measure", "parse_measures", "register"]

@@ -16,9 +16,10 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from unjudged.errors import MeasureSpecError
+from unjudged.errors import MeasureSpecError, shown
 from unjudged.measures._spec import REGISTRY, Measure, MeasureSpec
 
 _GRAMMAR = re.compile(r"^(?P<name>[\w\-]+?)(?:\((?P<args>.*)\))?(?:@(?P<cut>\d*\.?\d+))?$")
@@ -30,11 +31,16 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
     Measures already parsed pass through."""
     if isinstance(names, (str, Measure)):
         names = [names]
+    if not isinstance(names, Iterable) or isinstance(names, (bytes, Mapping)):
+        raise MeasureSpecError(f"measures: got {type(names).__name__} {shown(names)}; {_EXPECTED}")
     out: list[Measure] = []
     problems: list[str] = []
     for text in names:
         if isinstance(text, Measure):
             out += [] if text in out else [text]
+            continue
+        if not isinstance(text, str):
+            problems.append(f"measure {shown(text)} is a {type(text).__name__}, not a name")
             continue
         for part in _split(text):
             try:
@@ -46,6 +52,25 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
                 out.append(m)
     if problems:
         raise MeasureSpecError("; ".join(problems))
+    return out
+
+
+_EXPECTED = "expected names such as 'nDCG@10', or a list of them"
+
+
+def measures_given(names: Any) -> list[Measure]:
+    """parse_measures for the public functions, which need at least one measure.
+
+    Example:
+        >>> try:
+        ...     measures_given([])
+        ... except MeasureSpecError as exc:
+        ...     print(exc)
+        no measure given; expected names such as 'nDCG@10', or a list of them
+    """
+    out = parse_measures(names)
+    if not out:
+        raise MeasureSpecError(f"no measure given; {_EXPECTED}")
     return out
 
 
@@ -150,12 +175,9 @@ def _bind(spec: MeasureSpec, text: str, cut: int | None, args: dict[str, object]
                                    f"(parameters: {names})")
         p = known[key]
         try:
-            value = p.type(value) if value is not None else None
-        except (TypeError, ValueError):
-            raise MeasureSpecError(f"{text!r}: {key} must be {p.type.__name__}") from None
-        if p.choices and value not in p.choices:
-            raise MeasureSpecError(f"{text!r}: {key} must be one of "
-                                   f"{', '.join(repr(c) for c in p.choices)}, not {value!r}")
+            value = p.accept(value)
+        except ValueError as exc:  # one line: the measure, parameter, value and domain
+            raise MeasureSpecError(f"{text!r}: {spec.name}'s parameter {key} {exc}") from None
         bound.append((key, value))
     order = [p.name for p in spec.params]
     bound.sort(key=lambda kv: order.index(kv[0]))

@@ -8,6 +8,7 @@ common property tests.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,16 +22,107 @@ CUTOFFS = ("none", "optional", "required")
 AGGREGATES = ("mean", "sum", "gmean")
 
 
+GRADE_LIMITS = (-(2**31), 2**31 - 1)  # grades are 32-bit: an integer parameter's default range
+
+
 @dataclass(frozen=True)
 class Param:
-    """One parameter of a measure family; `choices`, when given, are its only values (the
-    parser refuses others, so a kernel never meets a misspelt one)."""
+    """One parameter of a measure family and its domain, which the parser enforces (so a
+    kernel never meets a misspelt name, a persistence of 2 or a grade of 1.5).
+
+    `choices`, when given, are its only values. A number lies in [low, high] (`open_low`,
+    `open_high`: the bound itself excluded); an integer's bounds default to the 32-bit range
+    of grades, a float's to the finite numbers. A parameter whose default is None also takes
+    None.
+
+    Example:
+        >>> p = Param("p", float, 0.8, "persistence", low=0, high=1, open_high=True)
+        >>> p.domain(), p.accept(0.5), p.problem(2.0)
+        ('a number in [0, 1)', 0.5, 'must be a number in [0, 1), not 2.0')
+    """
 
     name: str
     type: type
     default: Any
     doc: str
     choices: tuple[Any, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+    what: str = ""  # the domain in words, for a type that checks its own values (GainMap)
+
+    def domain(self) -> str:
+        """The values the parameter takes, in words (for messages and listings)."""
+        if self.what:
+            return self.what
+        if self.choices:
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.type is bool:
+            return "True or False"
+        if self.type is int:
+            low = GRADE_LIMITS[0] if self.low is None else int(self.low)
+            high = GRADE_LIMITS[1] if self.high is None else int(self.high)
+            low, high = low + self.open_low, high - self.open_high
+            return f"an integer in [{low}, {high}]"
+        if self.type is float:
+            if self.low is None and self.high is None:
+                return "a finite number"
+            lo = "-inf" if self.low is None else _fmt_bound(self.low)
+            hi = "inf" if self.high is None else _fmt_bound(self.high)
+            return (f"a number in {'(' if self.open_low or self.low is None else '['}{lo}, "
+                    f"{hi}{')' if self.open_high or self.high is None else ']'}")
+        return "text" if self.type is str else f"a {self.type.__name__}"
+
+    def accept(self, value: Any) -> Any:
+        """`value` converted to the parameter's type; ValueError (the reason) outside the
+        domain."""
+        problem = self.problem(value)
+        if problem:
+            raise ValueError(problem)
+        return self._convert(value)
+
+    def problem(self, value: Any) -> str | None:
+        """Why `value` is outside the domain, or None."""
+        if value is None:
+            return None if self.default is None else f"must be {self.domain()}, not None"
+        try:
+            converted = self._convert(value)
+        except (TypeError, ValueError, OverflowError):
+            return f"must be {self.domain()}, not {value!r}"
+        if self.choices and converted not in self.choices:
+            return f"must be {self.domain()}, not {value!r}"
+        if self.type in (int, float):
+            low = self.low if self.low is not None else (
+                GRADE_LIMITS[0] if self.type is int else -math.inf)
+            high = self.high if self.high is not None else (
+                GRADE_LIMITS[1] if self.type is int else math.inf)
+            inside = (low < converted if self.open_low or self.low is None and self.type is
+                      float else low <= converted) and (
+                converted < high if self.open_high or self.high is None and self.type is
+                float else converted <= high)
+            if not inside:
+                return f"must be {self.domain()}, not {value!r}"
+        return None
+
+    def _convert(self, value: Any) -> Any:
+        if self.type is bool:
+            if isinstance(value, (bool, np.bool_)) or value in (0, 1):
+                return bool(value)
+            raise ValueError(value)
+        if self.type in (int, float) and isinstance(value, (bool, np.bool_)):
+            raise ValueError(value)  # True is no number here (int(True) would be 1)
+        if self.type is int:
+            if isinstance(value, (float, np.floating)):
+                if not (math.isfinite(value) and float(value).is_integer()):
+                    raise ValueError(value)  # P(rel=1.5) is not P(rel=1)
+                return int(value)
+            return int(value)
+        return self.type(value)
+
+
+def _fmt_bound(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
 
 
 JUDGED_ONLY = Param("judged_only", bool, False, "rank only the documents the qrels list "

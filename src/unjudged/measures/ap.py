@@ -54,6 +54,21 @@ def interpolated_precision(j, recall=0.0, rel=None):
     return np.where(nrel > 0, best, 0.0)
 
 
+class Levels(str):
+    """Recall levels '.25,.5,.75': one or more numbers in [0, 1] (ValueError otherwise).
+
+    Example:
+        >>> Levels(".25, .5")
+        '.25,.5'
+    """
+
+    def __new__(cls, value: object) -> Levels:
+        parts = [x.strip() for x in str(value).split(",")]
+        if not all(0 <= float(x) <= 1 for x in parts):  # nan too: float("x") raises
+            raise ValueError(value)
+        return super().__new__(cls, ",".join(parts))
+
+
 def eleven_point(j, levels=None, rel=None):
     """Mean interpolated precision over recall levels (default 0, 0.1, ..., 1)."""
     xs = [float(x) for x in levels.split(",")] if levels else [i / 10 for i in range(11)]
@@ -79,15 +94,17 @@ register(MeasureSpec(
     guaranteed=False))
 register(MeasureSpec(
     "RprecMult", r_precision_mult, "Precision at rank mult x R (trec_eval Rprec_mult).",
-    params=(Param("mult", float, 1.0, "multiple of R"), REL), aliases=("Rprec_mult",),
+    params=(Param("mult", float, 1.0, "multiple of R", low=0, open_low=True), REL),
+    aliases=("Rprec_mult",),
     citation=TREC, suffix="mult", guaranteed=False))
 register(MeasureSpec(
     "IPrec", interpolated_precision, "Interpolated precision at a recall level: the highest "
     "precision at any rank with at least that recall (trec_eval iprec_at_recall).",
-    params=(Param("recall", float, 0.0, "recall level in [0, 1]"), REL, JUDGED_ONLY),
+    params=(Param("recall", float, 0.0, "recall level in [0, 1]", low=0, high=1), REL, JUDGED_ONLY),
     aliases=("iprec_at_recall",), citation=TREC, suffix="recall"))
 register(MeasureSpec(
     "11ptAP", eleven_point, "Mean interpolated precision at the 11 recall levels 0, 0.1, ..., 1 "
     "(or at the levels given, e.g. levels='.25,.5,.75').",
-    params=(Param("levels", str, None, "comma-separated recall levels"), REL),
+    params=(Param("levels", Levels, None, "comma-separated recall levels",
+                  what="comma-separated recall levels in [0, 1] such as '.25,.5,.75'"), REL),
     aliases=("11pt_avg",), citation=TREC))

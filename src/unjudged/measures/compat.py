@@ -73,7 +73,7 @@ register(MeasureSpec(
     "and an ideal ranking of the documents of grade > 0 (by grade, ties in the run's order), to "
     "depth max(|run|, R); normalize=True divides by the ideal's own overlap with itself. Every "
     "document of grade > 0 counts, whatever rel level the policies set.",
-    params=(Param("p", float, 0.95, "persistence"),
+    params=(Param("p", float, 0.95, "persistence", low=0, high=1, open_high=True),
             Param("normalize", bool, True, "divide by the ideal ranking's value")),
     monotone=False, guaranteed=False,
     citation="Clarke, Vtyurina & Smucker, TOIS 2021; ir_measures 0.4.3 compat provider"))

@@ -29,7 +29,8 @@ CWL = "cwl_eval 1.0.12 (Azzopardi, Thomas & Moffat, SIGIR 2019) as ir_measures 0
 MIN_REL = Param("min_rel", int, 0, "grade of gain 0 (lower grades count as it)")
 MAX_REL = Param("max_rel", int, None, "grade of gain 1 (higher grades count as it; default: "
                 "the topic's highest judged grade)")
-T_GOAL = Param("T", float, 1.0, "total gain the user wants (gains in [0, 1])")
+T_GOAL = Param("T", float, 1.0, "total gain the user wants (gains in [0, 1])", low=0,
+               open_low=True)
 
 
 def scaled_gains(j, min_rel: int = 0, max_rel: int | None = None) -> np.ndarray:
@@ -150,7 +151,7 @@ for _name, _kernel, _cut, _params, _text, _cite in (
     ("NERR9", nerr9, "optional", _SCALE,
      "Not (but nearly) ERR, equation 9: C_i = i/(i+1) (1 - g_i), truncated at k",
      _NERR + ", eq. 9; " + CWL),
-    ("NERR10", nerr10, "none", (Param("p", float, 0.9, "persistence"), *_SCALE),
+    ("NERR10", nerr10, "none", (Param("p", float, 0.9, "persistence", low=0, high=1), *_SCALE),
      "Not (but nearly) ERR, equation 10: C_i = p (1 - g_i)", _NERR + ", eq. 10; " + CWL),
     ("NERR11", nerr11, "none", (T_GOAL, *_SCALE),
      "Not (but nearly) ERR, equation 11: C_i = ((i+2T-1)/(i+2T))^2 (1 - g_i)",

@@ -33,7 +33,8 @@ def _num(v: float) -> str:
 DCG = Param("dcg", str, "log2", "'log2' (gain = grade) or 'exp-log2' (gain = 2^grade - 1)",
             choices=("log2", "exp-log2"))
 GAINS = Param("gains", GainMap, None, "grade=gain map as trec_eval's ndcg takes it, e.g. "
-              "'1=3,2=9', or ir_measures' dict {1:3,2:9}")
+              "'1=3,2=9', or ir_measures' dict {1:3,2:9}",
+              what="a grade=gain map such as '1=3,2=9' or {1: 3, 2: 9}")
 
 
 def parse_gain_map(text: str) -> dict[int, float]:

@@ -48,8 +48,9 @@ from unjudged.measures._spec import JUDGED_ONLY, MeasureSpec, Param, register
 
 DEPTH = 20  #: ndeval's default (and only) depth for the @k measures
 ALPHA = Param("alpha", float, 0.5, "redundancy intolerance: a subtopic's gain shrinks by "
-              "(1 - alpha) each time it is covered again")
-BETA = Param("beta", float, 0.5, "patience: the chance of looking at the next document")
+              "(1 - alpha) each time it is covered again", low=0, high=1)
+BETA = Param("beta", float, 0.5, "patience: the chance of looking at the next document",
+             low=0, high=1)
 FORM = Param("form", str, "ndeval", "'ndeval' (binary subtopic judgments, alpha novelty gain, "
              "ndeval 4.5's values) or 'paper' (seed 004's eq. 2: graded R = (2^g - 1) / 2^gmax "
              "with ERR's cascade, no alpha)", choices=("ndeval", "paper"))

@@ -23,6 +23,7 @@ register(MeasureSpec(
     "ERR", err, "Expected reciprocal rank: a cascade user stops at rank r with probability "
     "R_r = (2^grade - 1) / 2^max_grade after passing the documents above; ERR is the expected "
     "1/r of the stopping rank. Unjudged documents have grade 0.",
-    params=(Param("max_grade", int, 4, "highest grade of the scale (gdeval.pl's -j)"),),
+    params=(Param("max_grade", int, 4, "highest grade of the scale (gdeval.pl's -j)",
+                  low=0, high=1023),),
     cutoff="optional", aliases=("err",),
     citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"))

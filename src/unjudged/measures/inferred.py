@@ -221,7 +221,7 @@ register(MeasureSpec(
     "(sample_eval's 'infAP'). Plain qrels: one stratum, trec_eval's infAP up to smoothing. "
     "cap=1000 applies sample_eval's rescaling when R exceeds it.",
     params=(REL, SMOOTHING, Param("cap", int, None, "rescale by R/cap when the estimated R "
-                                  "exceeds cap (sample_eval: 1000)")),
+                                  "exceeds cap (sample_eval: 1000)", low=1)),
     aliases=("xinfap", "XinfAP"), estimable=False, monotone=False, guaranteed=False,
     citation=SEED_002))
 register(MeasureSpec(
@@ -255,6 +255,7 @@ register(MeasureSpec(
 register(MeasureSpec(
     "iIPrec", inferred_iprec, "Inferred interpolated precision at a recall level, with "
     "sample_eval's conventions (iprec@rec): recall levels as fractions of the estimated R.",
-    params=(Param("recall", float, 0.0, "recall level in [0, 1]"), REL, SMOOTHING),
+    params=(Param("recall", float, 0.0, "recall level in [0, 1]", low=0, high=1), REL,
+            SMOOTHING),
     aliases=("iprec_at_rec",), suffix="recall", estimable=False, monotone=False,
     guaranteed=False, citation=SEED_002))

@@ -79,7 +79,8 @@ register(MeasureSpec(
 register(MeasureSpec(
     "SetF", set_f, "F-measure of the whole retrieved set as trec_eval's set_F computes it: "
     "(beta+1)PR / (beta P + R), beta the relative importance of recall (not squared).",
-    params=(Param("beta", float, 1.0, "weight of recall"), REL, JUDGED_ONLY), aliases=("set_F",),
+    params=(Param("beta", float, 1.0, "weight of recall", low=0), REL, JUDGED_ONLY),
+    aliases=("set_F",),
     citation=TREC))
 register(MeasureSpec(
     "SetAP", set_ap, "Set precision times set recall (trec_eval set_map).",

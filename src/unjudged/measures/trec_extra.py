@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from unjudged.data.judged import NONPOOL, UNJUDGED
@@ -43,6 +45,21 @@ def unjudged_at(j, cutoff=None):
     return unj / float(cutoff if cutoff is not None else max(g.shape[-1], 1))
 
 
+class Weights(str):
+    """Utility's weights 'a,b,c,d': four finite numbers (ValueError otherwise).
+
+    Example:
+        >>> Weights("1, -1,0,0")
+        '1,-1,0,0'
+    """
+
+    def __new__(cls, value: object) -> Weights:
+        parts = [float(x) for x in str(value).split(",")]
+        if len(parts) != 4 or not all(math.isfinite(x) for x in parts):
+            raise ValueError(value)
+        return super().__new__(cls, ",".join(x.strip() for x in str(value).split(",")))
+
+
 def utility(j, weights="1,-1,0,0", rel=None, docs=0):
     """a*rel_ret + b*nonrel_ret + c*rel_missed + d*nonrel_missed (docs = collection size)."""
     a, b, c, d = (float(x) for x in weights.split(","))
@@ -63,12 +80,14 @@ register(MeasureSpec(
 register(MeasureSpec(
     "RBP", rbp, "Rank-biased precision with persistence p. rel=k makes gains binary at grade k; "
     "without it gains are graded, as in trec_eval's rbp. RBP@k sums the top k only.",
-    params=(Param("p", float, 0.8, "persistence"), Param("rel", int, None, "binary threshold")),
+    params=(Param("p", float, 0.8, "persistence", low=0, high=1, open_high=True),
+            Param("rel", int, None, "binary threshold")),
     cutoff="optional", aliases=("rbp",), citation="Moffat & Zobel, TOIS 2008", normalised=False))
 register(MeasureSpec(
     "RBPResid", rbp_resid, "RBP residual: the most that unjudged documents and the unretrieved "
     "tail could add to RBP (trec_eval rbp_resid).",
-    params=(Param("p", float, 0.9, "persistence"),), aliases=("rbp_resid",), estimable=False,
+    params=(Param("p", float, 0.9, "persistence", low=0, high=1, open_high=True),),
+    aliases=("rbp_resid",), estimable=False,
     citation="Moffat & Zobel, TOIS 2008"))
 register(MeasureSpec(
     "Unj", unjudged_at, "Fraction of the top k documents without a judgment (trec_eval unj).",
@@ -77,6 +96,8 @@ register(MeasureSpec(
 register(MeasureSpec(
     "Utility", utility, "Linear utility a*rel_ret + b*nonrel_ret + c*rel_missed + "
     "d*nonrel_missed (trec_eval utility; weights 'a,b,c,d').",
-    params=(Param("weights", str, "1,-1,0,0", "a,b,c,d"), REL,
-            Param("docs", int, 0, "documents in the collection (trec_eval -N)")),
+    params=(Param("weights", Weights, "1,-1,0,0", "a,b,c,d",
+                  what="four numbers 'a,b,c,d' such as '1,-1,0,0'"), REL,
+            Param("docs", int, 0, "documents in the collection (trec_eval -N)", low=0,
+                  high=2**62)),
     aliases=("utility",), bounded=None, citation=TREC, monotone=False, guaranteed=False))

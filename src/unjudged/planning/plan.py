@@ -391,7 +391,9 @@ def plan_judgments(runs: Any, qrels: Any, budget: int, measures: Any = "nDCG@10"
     from unjudged.engine.score import _as_runs
     from unjudged.io import read_qrels
     from unjudged.measures import parse_measures
+    from unjudged.policies import whole_number
 
+    whole_number(budget, "budget")
     s = PlanSettings(**settings)
     q = read_qrels(qrels)
     cands = None if candidates is None else read_qrels(candidates)

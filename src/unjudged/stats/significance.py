@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from unjudged.errors import InvalidOptionError
+from unjudged.errors import InvalidOptionError, shown
 from unjudged.stats import paired as st
 from unjudged.stats import resampling as rs
 from unjudged.stats.paired import Alternative, ZeroMethod
@@ -65,8 +65,12 @@ class PairedTest:
 
 
 def _paired(a, b) -> np.ndarray:
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    try:
+        a = np.asarray(a, dtype=np.float64)
+        b = np.asarray(b, dtype=np.float64)
+    except (TypeError, ValueError):  # text, None, ragged lists
+        raise InvalidOptionError(f"expected two arrays of numbers (per-topic scores), got "
+                                 f"{shown(a)} and {shown(b)}") from None
     if a.ndim != 1 or a.shape != b.shape:
         raise InvalidOptionError("expected two equally long 1-D score arrays, got shapes "
                                  f"{a.shape} and {b.shape}")

@@ -159,7 +159,7 @@ def _jsonl(data: bytes, path: str) -> tuple[list[str], list[str]]:
             continue
         try:
             obj = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply to read
             obj = None
         key = next((k for k in ("docno", "doc_id", "id") if isinstance(obj, dict) and k in obj),
                    None)

@@ -255,6 +255,9 @@ class _Stats:
             from scipy.sparse.linalg import svds
 
             x = self.tfidf
+            if min(x.shape) < 2:  # one document (or term): ARPACK needs k < min(shape)
+                u, s, vt = np.linalg.svd(x.toarray(), full_matrices=False)
+                return _normalise_dense(u * s), np.ascontiguousarray(vt.T)
             k = max(1, min(_LSI_DIMS, min(x.shape) - 1))
             # ARPACK from a fixed start vector: the same triplets on every run
             v0 = np.random.default_rng(0).standard_normal(min(x.shape))
