@@ -168,6 +168,12 @@ def sample_cmd(qrels, runs, design, seed, trial, ties, names, strict, output) ->
     strata = ", ".join(f"{s}: {a} of {b}" for s, a, b in zip(sq.strata, n, size, strict=True))
     click.echo(f"unjudged: {design.text}: sampled {n.sum()} of {size.sum()} judgments "
                f"({n.sum() / max(size.sum(), 1):.1%}); strata {strata}", err=True)
+    if size.sum() and n.sum() == size.sum():  # e.g. a depth pool as deep as the judging
+        from unjudged.errors import note
+
+        note(f"{design.text} samples every judgment, so inferred measures will equal the "
+             "full qrels' values; a shallower depth or a rate samples (depth:1+strata:3,1.5,1, "
+             "depth:10+strata:3,1.5,1:0.2, uniform:0.2)")
     write_output(text, output)
 
 
@@ -225,12 +231,6 @@ def sampling_experiment_cmd(qrels, runs, designs, trials, measures, contributing
 
     ms = parse_measures(list(measures or ESTIMATORS))
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
-    if size.sum() and n.sum() == size.sum():  # e.g. a depth pool as deep as the judging
-        from unjudged.errors import note
-
-        note(f"{design.text} samples every judgment, so inferred measures will equal the "
-             "full qrels' values; a shallower depth or a rate samples (depth:1+strata:3,1.5,1, "
-             "depth:10+strata:3,1.5,1:0.2, uniform:0.2)")
                    depth=depth)
     q = read_qrels(qrels)
     loaded = list(cli_runs(runs, q, policies=pol, names=names, strict=strict))
