@@ -175,7 +175,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--case", choices=[*CASES, "all"], default="all")
     ap.add_argument("--data-dir", type=Path, default=Path(__file__).parent / "data")
+    ap.add_argument("--topics", type=int, default=None, metavar="N",
+                    help="only the msmarco shape with N topics (N x 1,000 lines), into "
+                    "DATA_DIR/msmarco-N: the scaling curve of the README")
     a = ap.parse_args()
+    if a.topics:
+        d = a.data_dir / f"msmarco-{a.topics}"
+        d.mkdir(parents=True, exist_ok=True)
+        gen_msmarco(d, dict(CASES["msmarco"], topics=a.topics))
+        return
     for case in CASES if a.case == "all" else [a.case]:
         ensure(a.data_dir, case)
 

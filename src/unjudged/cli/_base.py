@@ -102,8 +102,52 @@ def write_output(text: str | bytes, path: str | None) -> None:
     write_file("-" if path is None else path, text)
 
 
+#: The modules of unjudged.cli that define each command (experiment's subcommands live in four).
+#: `unjudged CMD` imports only CMD's: all of them cost a tenth of a second on every call. Whatever
+#: lists the commands (`unjudged --help`, `main.commands`) loads them all.
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "eval": ("evaluate",), "estimate": ("evaluate",), "trec_eval": ("evaluate",),
+    "measures": ("evaluate",), "demo": ("evaluate",), "compare-qrels": ("compare",),
+    "matrix": ("matrix",), "ndeval": ("ndeval",), "plan": ("plan",), "pool": ("pool",),
+    "coverage": ("pool",), "qrels": ("qrels",), "report": ("report",), "infer": ("sampling",),
+    "sample": ("sampling",), "sample_eval": ("sample_eval",), "text": ("text",),
+    "experiment": ("experiment", "plan", "sampling", "text"), "judge": ("judge",),
+}
+
+
+def load_commands(modules=None) -> None:
+    """Import the command modules named (all by default), which register their commands."""
+    import importlib
+
+    for module in sorted(set(modules or (m for ms in COMMAND_MODULES.values() for m in ms))):
+        importlib.import_module(f"unjudged.cli.{module}")
+
+
 class _Group(click.Group):
-    """Turns the library's errors into one clear line and exit code 2."""
+    """Turns the library's errors into one clear line and exit code 2; loads a command's module
+    when the command is asked for (COMMAND_MODULES)."""
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        load_commands()
+        return self._commands
+
+    @commands.setter
+    def commands(self, value: dict[str, click.Command]) -> None:
+        self._commands = value
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        # click's own, but not through `commands`, which would load every module (and no
+        # check for chained groups: main does not chain)
+        name = name or cmd.name
+        if name is None:
+            raise TypeError("Command has no name.")
+        self._commands[name] = cmd
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self._commands and cmd_name in COMMAND_MODULES:
+            load_commands(COMMAND_MODULES[cmd_name])
+        return self._commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context):
         import warnings
@@ -186,8 +230,9 @@ def executor_options(fn):
     """--jobs and --dask: where the work runs. Results never depend on them."""
     options = [
         click.option("-j", "--jobs", type=click.IntRange(1), default=None,
-                     help="Processes to spread the work over (default: one per CPU; 1 runs "
-                     "in this process; with --dask local, the cluster's workers)."),
+                     help="Processes to spread the work over, at most the CPUs not busy "
+                     "with other work (default: all of those; 1 runs in this process; with "
+                     "--dask local, the cluster's workers)."),
         click.option("--dask", default=None, metavar="local|tcp://HOST:PORT",
                      help="Run on Dask: 'local' starts a cluster on this machine, an address "
                      "uses a running scheduler (needs unjudged[dask])."),
@@ -205,9 +250,10 @@ def executor_from_options(jobs: int | None, dask: str | None):
         ...     ex.map(len, ["ab"])
         [2]
     """
-    from unjudged.parallel import make_executor
+    from unjudged.parallel import local_jobs, make_executor
 
-    return make_executor(jobs, dask)
+    # local processes only where processors are free (a Dask cluster sizes itself)
+    return make_executor(jobs if dask else local_jobs(jobs), dask)
 
 
 def _check_point(ctx, param, value):

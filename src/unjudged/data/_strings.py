@@ -287,8 +287,8 @@ def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None
         total = int(bounds[-1])
     else:
         rows = np.asarray(rows, dtype=np.int64)
-        which = np.searchsorted(bounds, rows, side="right") - 1
-        picks = [(c, np.flatnonzero(which == i), bounds[i]) for i, c in enumerate(chunks)]
+        picks = [(c, sel, bounds[i])
+                 for i, (c, sel) in enumerate(zip(chunks, _by_chunk(bounds, rows), strict=True))]
         total = rows.size
     lengths = np.zeros(total, dtype=np.int64)
     spans = []  # (chunk, the matrix rows it fills, its own rows or None for all of them)
@@ -340,15 +340,24 @@ def row_lengths(column: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> np.ndar
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     bounds = np.cumsum([0] + [len(c) for c in chunks])
     rows = np.asarray(rows, dtype=np.int64)
-    which = np.searchsorted(bounds, rows, side="right") - 1
     out = np.zeros(rows.size, dtype=np.int64)
-    for i, c in enumerate(chunks):
-        sel = np.flatnonzero(which == i)
+    for i, (c, sel) in enumerate(zip(chunks, _by_chunk(bounds, rows), strict=True)):
         if sel.size:
             ends = string_offsets(c)
             local = rows[sel] - bounds[i]
             out[sel] = ends[local + 1] - ends[local]
     return out
+
+
+def _by_chunk(bounds: np.ndarray, rows: np.ndarray) -> list[np.ndarray]:
+    """For each chunk (rows bounds[i]:bounds[i+1] of the column), the positions in `rows` of
+    the rows it holds, in increasing order. One sort and a split: a scan of all the rows per
+    chunk grew with rows x chunks, and Arrow's chunks grow with the file (0.85 s at 30M lines)."""
+    which = np.searchsorted(bounds, rows, side="right") - 1
+    order = (np.arange(rows.size) if np.all(which[1:] >= which[:-1])
+             else np.argsort(which, kind="stable"))
+    cuts = np.searchsorted(which[order], np.arange(bounds.size))
+    return [order[cuts[i] : cuts[i + 1]] for i in range(bounds.size - 1)]
 
 
 # Byte matrices are built a window of at most WINDOW bytes per string at a time (wider only for

@@ -307,12 +307,16 @@ def read_columns(data: bytes, path: str, names: list[str], layout: Layout | str,
                 return table
             break
     data = _normalise(data)
-    try:
-        table = _read(data, names, " ", include)
+    # typed first here too (trec_eval's own test runs are tab- and space-aligned): converting
+    # afterwards would import pyarrow.compute, a tenth of a second on every such call
+    for attempt in (types, None) if types else (None,):
+        try:
+            table = _read(data, names, " ", include, attempt)
+        except (pa.ArrowInvalid, UnicodeDecodeError):
+            continue
         if table.num_rows:
             return table
-    except (pa.ArrowInvalid, UnicodeDecodeError):
-        pass
+        break
     if extra_ok:  # rare: cut every line to its first fields (slow path, only for such files)
         error = _first_error(original, path, layout, len(names), extra_ok=True)
         if error is not None:

@@ -15,15 +15,17 @@ Example:
 
 from __future__ import annotations
 
+import math
 import os
+import time
 from typing import Any
 
 from unjudged.errors import UnjudgedError
 from unjudged.parallel.base import NOTHING, Executor, SerialExecutor, progress_bar
 from unjudged.parallel.local import ProcessExecutor, ThreadExecutor
 
-__all__ = ["make_executor", "Executor", "SerialExecutor", "ProcessExecutor", "ThreadExecutor",
-           "DaskExecutor", "progress_bar", "NOTHING"]
+__all__ = ["make_executor", "local_jobs", "Executor", "SerialExecutor", "ProcessExecutor",
+           "ThreadExecutor", "DaskExecutor", "progress_bar", "NOTHING"]
 
 
 def make_executor(jobs: int | None = None, dask: str | None = None) -> Executor:
@@ -47,6 +49,28 @@ def make_executor(jobs: int | None = None, dask: str | None = None) -> Executor:
         return DaskExecutor(dask, jobs)
     jobs = jobs or os.cpu_count() or 1
     return SerialExecutor() if jobs == 1 else ProcessExecutor(jobs)
+
+
+def local_jobs(jobs: int | None = None) -> int:
+    """Worker processes for the command line's `--jobs` (None: as many as help): never more
+    than the processors free now, those this process may run on (its affinity mask) less the
+    load of other work (1-minute load average, without this process's own share), rounded.
+
+    On a busy machine more processes than free processors only wait for each other and copy
+    the inputs: `estimate -j 2` on a loaded 2-core machine took 13.6 s against 10.6 s for
+    `-j 1`, and 140 MB more. Results never depend on the count.
+    """
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        else os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average (Windows): assume the cores are free
+        load = 0.0
+    # this process's own share of the average, if it has been busy until now (the kernel's
+    # average decays with a 60 s time constant)
+    own = 1.0 - math.exp(-time.process_time() / 60.0)
+    free = max(1, min(cpus, int(cpus - max(0.0, load - own) + 0.5)))
+    return free if jobs is None else max(1, min(jobs, free))
 
 
 def __getattr__(name: str) -> Any:
