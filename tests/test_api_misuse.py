@@ -118,6 +118,8 @@ CASES = [
      "budget: expected an integer"),
     ("write_run 5", lambda: u.write_run(5, "never.run"), InvalidOptionError,
      "run: cannot read int 5"),
+    ("compare_table 5", lambda: u.compare_table(5), InvalidOptionError,
+     "results: expected unjudged.Results"),
 ]
 
 

@@ -121,8 +121,12 @@ def compare_table(results: Any, fmt: str = "markdown", *, baseline: str | None =
 Bold: the best value of each measure.
         <BLANKLINE>
     """
-    from unjudged.errors import InvalidOptionError
+    from unjudged.engine.results import Results
+    from unjudged.errors import InvalidOptionError, shown
 
+    if not isinstance(results, Results):
+        raise InvalidOptionError(f"results: expected unjudged.Results (unjudged.score gives "
+                                 f"them), got {type(results).__name__} {shown(results)}")
     if fmt not in TABLE_FORMATS:
         raise InvalidOptionError(f"format: expected one of {', '.join(TABLE_FORMATS)}, got "
                                  f"{fmt!r}")
