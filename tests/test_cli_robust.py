@@ -453,6 +453,29 @@ OPTION_EDGES = [
     (["estimate", "{q}", "{r}", "-m", "P@1", "-b", "20", "-j", "1", "--seed", str(2 ** 70)],
      None),
     (["matrix", "{q}", "{r}", "{r}", "--test", "bootstrap", "--seed", str(2 ** 70)], None),
+    # item 9: sizes. What cannot fit is refused with the memory it needs (2 topics of the run)
+    (["eval", "{q}", "{r}", "-m", "P@1000000000000"], "unjudged: error: a cutoff of "
+     "1000000000000 (the deepest ranking has 2 documents) over 2 rankings needs 72.8 TiB of "
+     "memory; "),
+    (["eval", "{q}", "{r}", "-m", "alpha-nDCG@1000000000000"], "a cutoff of 1000000000000"),
+    (["estimate", "{q}", "{r}", "-m", "nDCG@1000000000000", "-j", "1"],
+     "a cutoff of 1000000000000"),
+    (["estimate", "{q}", "{r}", "-m", "P@5", "-b", str(10 ** 13), "-j", "1"],
+     f"unjudged: error: -b {10 ** 13} (2 topics"),
+    (["plan", "{q}", "{r}", "--budget", "2", "-b", str(10 ** 13), "-j", "1"],
+     f"unjudged: error: -b {10 ** 13} (2 topics"),
+    (["qrels", "filter", "{q}", "--topics", "1-100000000"], "unjudged: error: --topics: range "
+     "'1-100000000' names 100000000 topics, expected at most 10,000,000 in all"),
+    *[(args, f"unjudged: error: {option}: expected a whole number up to {2 ** 63 - 1}, not "
+       f"{2 ** 63}") for option, args in (
+        ("-M", ["eval", "{q}", "{r}", "-m", "P@1", "-M", str(2 ** 63)]),
+        ("-M", ["trec_eval", "-M", str(2 ** 63), "{q}", "{r}"]),
+        ("-k", ["pool", "{r}", "-k", str(2 ** 63)]),
+        ("--decimals", ["compare-qrels", "--orig", "{q}", "--new", "{q}", "{r}", "-m", "P@1",
+                        "--decimals", str(2 ** 63)]),
+        ("-j", ["estimate", "{q}", "{r}", "-m", "P@1", "--jobs", str(2 ** 63)]))],
+    (["--max-line-length", str(2 ** 63), "eval", "{q}", "{r}", "-m", "P@1"], None),
+    (["eval", "{q}", "{r}", "-m", "P@1", "-M", str(2 ** 63 - 1)], None),
 ]
 
 

@@ -185,6 +185,7 @@ def _show_note(message, category, filename, lineno, file=None, line=None) -> Non
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="unjudged")
 @click.option("--max-line-length", type=click.IntRange(min=1), default=None, metavar="BYTES",
+              callback=_checks.clamped_2_63,
               help="Refuse input lines longer than this (default 1 MiB, or the environment "
               "variable UNJUDGED_MAX_LINE).")
 def main(max_line_length: int | None) -> None:
@@ -202,7 +203,7 @@ def policy_options(fn):
                      "topics a run lacks score 0 (trec_eval -c)."),
         click.option("-l", "--rel-level", type=int, default=1, show_default=True,
                      help="Smallest grade counted as relevant."),
-        click.option("-M", "--depth", type=int, default=None,
+        click.option("-M", "--depth", type=int, default=None, callback=_checks.below_2_63,
                      help="Keep only the top N per topic."),
         ties_option(),
         click.option("--negative", type=click.Choice(NEGATIVES),
@@ -230,6 +231,7 @@ def executor_options(fn):
     """--jobs and --dask: where the work runs. Results never depend on them."""
     options = [
         click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+                     callback=_checks.below_2_63,
                      help="Processes to spread the work over, at most the CPUs not busy "
                      "with other work (default: all of those; 1 runs in this process; with "
                      "--dask local, the cluster's workers)."),

@@ -44,3 +44,37 @@ def seed(ctx: Any, param: Any, value: int | None) -> int | None:
     if value is not None and value < 0:
         raise InvalidOptionError(f"--seed: expected a whole number >= 0, not {value}")
     return value
+
+
+#: The largest whole number an option takes: numpy's and the C library's 64-bit integers end
+#: here (a larger -M or pool -k stopped with OverflowError).
+LARGEST = 2 ** 63 - 1
+
+
+def below_2_63(ctx: Any, param: Any, value: int | None) -> int | None:
+    """Whole-number options: at most LARGEST (their lower bound is the option's own type).
+
+    Example:
+        >>> class M:
+        ...     opts = ["-M"]
+        >>> try:
+        ...     below_2_63(None, M, 2 ** 63)
+        ... except InvalidOptionError as exc:
+        ...     print(exc)
+        -M: expected a whole number up to 9223372036854775807, not 9223372036854775808
+    """
+    if value is not None and value > LARGEST:
+        raise InvalidOptionError(f"{param.opts[0]}: expected a whole number up to {LARGEST}, "
+                                 f"not {value}")
+    return value
+
+
+def clamped_2_63(ctx: Any, param: Any, value: int | None) -> int | None:
+    """A limit beyond LARGEST limits nothing more than LARGEST does: --max-line-length (parsed
+    before any command, where an error could not be one line).
+
+    Example:
+        >>> clamped_2_63(None, None, 2 ** 70) == LARGEST
+        True
+    """
+    return value if value is None else min(value, LARGEST)

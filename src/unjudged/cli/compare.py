@@ -14,6 +14,7 @@ from unjudged.cli._base import (
     progress,
     write_output,
 )
+from unjudged.cli._checks import below_2_63
 from unjudged.cli._runs import cli_runs, run_options
 
 
@@ -33,6 +34,7 @@ from unjudged.cli._runs import cli_runs, run_options
               help="Draw each run's score under both qrels, runs sorted by the original score "
               "(FILE.png, .pdf or .svg).")
 @click.option("--decimals", type=click.IntRange(0), default=10, show_default=True,
+              callback=below_2_63,
               help="Scores equal to this many decimals tie (4: as in trec_eval's output).")
 @click.option("-f", "--format", "fmt", type=click.Choice(["table", "tsv", "csv", "jsonl"]),
               default="table", show_default=True)

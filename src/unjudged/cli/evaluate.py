@@ -25,6 +25,7 @@ from unjudged.cli._base import (
     say,
     write_output,
 )
+from unjudged.cli._checks import below_2_63
 from unjudged.cli._runs import baseline_name, cli_runs, run_options
 from unjudged.cli._strategies import StrategyColumn, all_methods, methods_help
 from unjudged.cli.matrix import PAIRED_TESTS, SIGNIFICANCE
@@ -303,7 +304,8 @@ def _text_prior(corpus_path: str, queries_path: str | None, qrels, runs, pol):
 @click.option("-n", "nosummary", is_flag=True, help="No summary ('all') lines.")
 @click.option("-m", "measures", multiple=True, help="Measure or set (official, all_trec, set), "
               "with trec_eval parameters: -m P.5,10  -mndcg.1=3,2=9.")
-@click.option("-M", "depth", type=int, default=None, help="Max documents per query.")
+@click.option("-M", "depth", type=int, default=None, callback=below_2_63,
+              help="Max documents per query.")
 @click.option("-l", "rel_level", type=int, default=1, help="Relevance level (default 1).")
 @click.option("-J", "judged_only", is_flag=True, help="Judged documents only.")
 @click.option("-Z", "zscores", default=None, help="z-score file: qid measure mean stddev.")

@@ -12,6 +12,7 @@ from unjudged.cli._base import (
     ties_option,
     write_output,
 )
+from unjudged.cli._checks import below_2_63
 from unjudged.cli._runs import cli_runs, run_options
 from unjudged.policies import Policies
 
@@ -22,7 +23,7 @@ _TIES = ties_option(
 
 @main.command("pool")
 @click.argument("runs", nargs=-1, required=True)
-@click.option("-k", "--depth", type=click.IntRange(1), required=True,
+@click.option("-k", "--depth", type=click.IntRange(1), required=True, callback=below_2_63,
               help="Deepest rank pooled.")
 @click.option("--from-rank", type=click.IntRange(1), default=1, show_default=True,
               help="Shallowest rank pooled (8 with --depth 14 pools ranks 8-14).")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from unjudged.data.judged import PAD, Judged, Pool, _ramp, condense
+from unjudged.data.judged import PAD, Judged, Pool, _ramp, check_cutoff, condense
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.data.sampled import SampledQrels, judge_sampled
@@ -360,6 +360,9 @@ class DiversityJudged(Judged):
         m = self.mask
         if k is None or k <= m.shape[-1]:
             return m if k is None else m[..., :k]
+        # the kernels unpack the masks into float64 (n, k, subtopics) arrays
+        subtopics = 1 if self.subtopics is None else self.subtopics.prob.shape[-1]
+        check_cutoff(int(np.prod(m.shape[:-1])), m.shape[-1], k, 8 + 32 * max(subtopics, 1))
         return np.concatenate([m, np.zeros(m.shape[:-1] + (k - m.shape[-1],), np.uint64)], -1)
 
     def cut_sgrade(self, k: int | None) -> np.ndarray | None:

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from unjudged.data._memory import check_fits
 from unjudged.data.qrels import MISSING, Qrels
 from unjudged.data.run import Run
 from unjudged.policies import Policies
@@ -162,6 +163,7 @@ class Judged:
             return g
         if k <= g.shape[-1]:
             return g[..., :k]
+        check_cutoff(int(np.prod(g.shape[:-1])), g.shape[-1], k)
         pad = np.full(g.shape[:-1] + (k - g.shape[-1],), PAD, dtype=g.dtype)
         return np.concatenate([g, pad], axis=-1)
 
@@ -176,6 +178,28 @@ class Judged:
         return Judged(self.run_name, self.topics, grades,
                       self.length if length is None else length, self.pool, self.retrieved,
                       self.policies)
+
+
+#: Bytes a kernel needs per position of a ranking padded to its cutoff: the grades and a few
+#: float64 temporaries of the same shape.
+CELL_BYTES = 40
+
+
+def check_cutoff(rows: int, depth: int, k: int, cell: int = CELL_BYTES) -> None:
+    """Refuse a cutoff k beyond the deepest ranking (`depth`) whose padded rankings would not
+    fit in memory (InvalidOptionError, one line).
+
+    Example:
+        >>> from unjudged.errors import InvalidOptionError
+        >>> try:
+        ...     check_cutoff(5, 30, 10 ** 12)
+        ... except InvalidOptionError as exc:
+        ...     print(str(exc).split(" of memory")[0].split(" needs "))
+        ['a cutoff of 1000000000000 (the deepest ranking has 30 documents) over 5 rankings', \
+'181.9 TiB']
+    """
+    check_fits(float(rows) * k * cell, f"a cutoff of {k} (the deepest ranking has {depth} "
+               f"documents) over {rows} rankings")
 
 
 def evaluated_topics(run: Run, qrels: Qrels, complete: bool) -> list[str]:

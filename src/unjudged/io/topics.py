@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import re
 
+from unjudged.data._memory import check_fits
 from unjudged.errors import FormatError, InputError, InvalidOptionError
 from unjudged.io._source import data_lines, read_bytes
 
 _RANGE = re.compile(r"(\d+)-(\d+)")
+#: Memory per topic id of a range: the string, its place in lists, sets and dicts after it.
+ID_BYTES = 200
+MAX_IDS = 10_000_000  #: topic ids a list may name
 
 
 def parse_topics(spec: str) -> list[str]:
@@ -35,6 +39,12 @@ def parse_topics(spec: str) -> list[str]:
             if lo > hi:
                 raise InvalidOptionError(f"range {item!r} runs backwards, expected a range "
                                          f"such as {hi}-{lo}")
+            # every id of a range becomes a string (1-100000000 once took 3.8 GB)
+            if hi - lo + 1 + len(out) > MAX_IDS:
+                raise InvalidOptionError(f"range {item!r} names {hi - lo + 1} topics, expected "
+                                         f"at most {MAX_IDS:,} in all (ten times MS MARCO's "
+                                         "largest query set)")
+            check_fits(float(hi - lo + 1 + len(out)) * ID_BYTES, f"topic range {item!r}")
             out.extend(str(t) for t in range(lo, hi + 1))
         elif not item or item.startswith("-") or item.endswith("-"):
             raise InvalidOptionError(f"{item!r} is neither a topic id nor a range, expected "

@@ -43,6 +43,7 @@ from threading import Lock
 
 import numpy as np
 
+from unjudged.data._memory import check_fits
 from unjudged.data._strings import index_codes
 from unjudged.data.judged import Pool
 from unjudged.data.qrels import Qrels
@@ -176,6 +177,8 @@ class Growth:
         topics = model.topics
         todo, p_of = unjudged_universe(model, qrels, how, levels)
         exact = todo if exact_depth is None else todo & (model.best <= exact_depth)
+        # the counts and a draw's temporaries of their size (-b 1000000000: 56 GiB)
+        check_fits(2.0 * b * len(topics) * levels * 4, f"-b {b} ({len(topics)} topics)")
         counts = np.zeros((b, len(topics), levels), dtype=np.int32)
         cls._draw_exact(counts, np.flatnonzero(exact), p_of, topics, model, how)
         cls._draw_sums(counts, np.flatnonzero(todo & ~exact), p_of, topics, model, how)
