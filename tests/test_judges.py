@@ -137,7 +137,7 @@ def test_complete_audit_gives_trec_eval_ndcg():
 
 
 def test_coverage_simulation():
-    """90% intervals of P@10 and nDCG@10 over 80 audits of 20%: per (run, topic) and per run,
+    """90% intervals of P@10 and nDCG@10 over 50 audits of 20%: per (run, topic) and per run,
     coverage within [0.8, 0.99], and narrower than the audit alone on average."""
     truth, judge, runs = _population(4)
     st, grade = _setting(truth, judge, runs)
@@ -146,7 +146,7 @@ def test_coverage_simulation():
     exact = exact.set_index(["run", "topic", "measure"]).estimate
     pi = design_pi(st, 0.2 * st.labelled.sum())
     rows = []
-    for rep in range(80):
+    for rep in range(50):
         hit = draw(pi, rep)
         rows.append(estimate_setting(st.with_audit(np.where(hit, pi, 0),
                                                    np.where(hit, grade, -1), pi),

@@ -301,3 +301,99 @@ def test_figures_readable_with_a_y_axis(monkeypatch):
     # a histogram's bars are shares of the draws: they sum to 1 in every panel
     for ax in shown:
         assert sum(p.get_height() for p in ax.patches) == pytest.approx(1.0)
+
+
+# --- issue 32 item 6: the verdict first, colour for attention only, folded detail -----------
+
+#: C settled first; A listed above B, but the draws put B ahead (reversed)
+REVERSED = {"run_a": "A", "rank_a": 2, "run_b": "B", "rank_b": 3, "p_a_better": 0.0,
+            "p_b_better": 0.97, "order": "reversed"}
+
+
+def _board():
+    return [{"run": r, "rank": k, "score": s, "lo": lo, "hi": hi, "judged": j, "rank_lo": a,
+             "rank_hi": b, "uncertain": 0, "reversed": int(k > 1), "twin_of": None}
+            for r, k, s, lo, hi, j, a, b in (("C", 1, 1.0, 1.0, 1.0, 1.0, 1, 1),
+                                             ("A", 2, 0.0, 0.0, 0.0, 1.0, 3, 3),
+                                             ("B", 3, 0.0, 0.4, 0.8, 0.0, 2, 2))]
+
+
+def test_verdict_tiers_attention_and_twins():
+    from unjudged.analysis.report_verdict import tiers, verdict
+
+    board = _board()
+    v = verdict(board, [REVERSED], [{"case": 4, "p": 0.01}, {"case": 1, "p": 0.2}])
+    assert v["tiers"] == [(1, 1), (2, 3)] and [r["tier"] for r in board] == [1, 2, 2]
+    assert v["breaks"] == [1] and [r["break_above"] for r in board] == [False, True, False]
+    assert (v["pairs"], v["settled_pairs"], v["uncertain"], v["reversed"]) == (3, 2, 0, 1)
+    assert (v["alone"], v["rank_width"], v["adjacent_open"]) == (["C"], (1, 1, 1), 1)
+    assert (v["compared"], v["significant"], v["weak_significant"]) == (2, 1, 1)
+    # attention: only the runs listed outside their own rank interval (A at 2, drawn at 3; B
+    # at 3, drawn at 2), not C (previously every row next to an unsettled neighbour)
+    assert [r["attention"] for r in board] == [False, True, True]
+    assert v["misplaced"] == [(2, "A", 3, 3), (3, "B", 2, 2)]
+    assert v["tier_rows"] == [{"tier": 1, "ranks": "1", "size": 1, "runs": "C"},
+                              {"tier": 2, "ranks": "2-3", "size": 2, "runs": "A, B"}]
+    assert v["median_gap"] == 0.5 and v["median_width"] == 0.0 and v["median_judged"] == 1.0
+    # a pair spanning ranks 1-4 joins them all; disjoint pairs make separate tiers
+    assert tiers(6, [{"rank_a": 1, "rank_b": 4}, {"rank_a": 2, "rank_b": 3},
+                     {"rank_a": 5, "rank_b": 6}]) == [(1, 4), (5, 6)]
+    # identical runs tie in every draw: settled as equal, named once as twins
+    topics = [str(t) for t in range(1, 6)]
+    q = read_qrels({t: {"r": 1, "n": 0} for t in topics})
+    twins = [read_run({t: {"u": 1.0} for t in topics}, name=n) for n in ("X", "Y", "Z")]
+    d = build_report(twins, q, ["P@1"], b=200, seed=1, topic_panels=0)
+    v = d.verdicts["P@1"]
+    assert [r["twin_of"] for r in d.leaderboards["P@1"]] == [None, "X", "X"]
+    assert v["twins"] == {"X": ["Y", "Z"]} and v["settled_pairs"] == 3 and v["reversed"] == 0
+    assert v["tiers"] == [(1, 1), (2, 2), (3, 3)] and v["alone"] == ["X", "Y", "Z"]
+
+
+def test_page_states_the_verdict_first_and_folds_the_rest():
+    from unjudged.analysis.report_verdict import verdict
+    from unjudged.report.html import render_report
+
+    topics = [str(t) for t in range(1, 6)]
+    q = read_qrels({t: {"r": 1, "n": 0} for t in topics})
+    runs = [read_run({t: {doc: 1.0} for t in topics}, name=name)
+            for name, doc in (("C", "r"), ("A", "n"), ("B", "u"))]
+    d = build_report(runs, q, ["P@1"], b=200, seed=1, topic_panels=0)
+    # the verdict of a known order (the draws' own depends on the prior)
+    board = d.leaderboards["P@1"]
+    for row, fixed in zip(board, _board(), strict=True):
+        row.update(fixed)
+    d.orders["P@1"] = [REVERSED]
+    d.verdicts["P@1"] = verdict(board, [REVERSED], d.pairs["P@1"])
+    inputs = [{"file": f"run{i}", "sha256": "ab" * 32} for i in range(144)]
+    page = render_report(d, {"command": "t", "inputs": inputs}).html
+    body = page[page.index("<body>"):]
+    # contents, then the verdict, before the leaderboard and every other section
+    assert body.index('<nav class="toc">') < body.index('id="verdict"') \
+        < body.index('id="leaderboard"') < body.index('id="pairs"')
+    verdict_html = body[body.index('id="verdict"'):body.index('id="leaderboard"')]
+    assert "<b>Settled:</b> 2 of the 3 pairs of runs" in verdict_html
+    assert "1 run(s) are settled against every other run: <b>C</b>." in verdict_html
+    assert "Clear breaks (every run above settled ahead of every run below): after rank 1." \
+        in verdict_html
+    assert "<b>Not settled:</b> 0 pairs in uncertain order and 1 reversed" in verdict_html
+    assert "A run's 90% rank interval spans 1 ranks (median; 1-1)" in verdict_html
+    assert ("2 runs are listed outside their own 90% rank interval" in verdict_html
+            and "<b>A</b> (rank 2; interval 3-3); <b>B</b> (rank 3; interval 2-2)."
+            in verdict_html)
+    assert "neighbouring runs differ by 0.5000 (median)" in verdict_html
+    # colour: highlighted rows are the attention rows only; a rule marks the settled break
+    table = re.search(r'<table id="leaderboard-P_1" class="board">(.*?)</table>', page,
+                      re.S).group(1)
+    assert re.findall(r'<tr class="([^"]*)">', table) == ["run", "run mark break",
+                                                          "run mark"]
+    # key columns first: rank, run, score, interval, rank interval, order counts, Judged@k
+    heads = re.findall(r"<th>([^<]*)</th>", table)
+    assert heads[:10] == ["rank", "run", "score", "90% lo", "90% hi", "rank lo", "rank hi",
+                          "uncertain vs", "reversed vs", "Judged@k"]
+    # folded: the leaderboard figure, the unsettled pairs, the per-run coverage, the inputs
+    assert re.search(r"<details><summary>Figure: P@1, bounds and bootstrap intervals per run"
+                     r"</summary><img ", page)
+    assert "<details><summary>The 0 pairs of runs in uncertain order and 1 reversed" in page
+    assert "<details><summary>Judged share by rank band, 3 runs</summary>" in page
+    assert "<details><summary>Inputs: 144 files with their sha256</summary><ul><li>" in page
+    assert "seed 00" not in page

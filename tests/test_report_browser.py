@@ -89,7 +89,7 @@ def test_structure_images_and_console(chromium, report):
                 "--enable-logging=stderr", "--v=0")
     dom = r.stdout
     assert r.returncode == 0 and "<html" in dom, r.stderr[-500:]
-    boards = re.findall(r'<table id="leaderboard-[^"]+">(.*?)</table>', dom, re.S)
+    boards = re.findall(r'<table id="leaderboard-[^"]+" class="board">(.*?)</table>', dom, re.S)
     assert len(boards) == 2
     for body in boards:
         assert len(re.findall(r'<tr class="run', body)) == len(example_paths()[1])
@@ -98,7 +98,8 @@ def test_structure_images_and_console(chromium, report):
     assert re.search(r'data-loaded="(\d+)"', dom).group(1) == str(n)
     console = [x for x in r.stderr.splitlines() if "CONSOLE" in x or "Uncaught" in x]
     assert console == []
-    for section in ("leaderboard", "pairs", "topics", "collection", "reproducibility"):
+    for section in ("verdict", "leaderboard", "pairs", "topics", "collection",
+                    "reproducibility"):
         assert f'id="{section}"' in dom
 
 
@@ -163,3 +164,47 @@ def test_screenshot(chromium, report):
     assert r.returncode == 0, r.stderr[-500:]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000  # a page, not a blank
+
+
+#: Appended to a copy of the page only: where the leaderboard's key columns end, how tall the
+#: page is, which section comes first and how many rows are highlighted.
+KEY_PROBE = """<script>window.addEventListener("load", () => {
+  const d = document.body.dataset;
+  const board = document.querySelector("table[id^=leaderboard]");
+  const heads = [...board.querySelectorAll("th")];
+  const keys = ["rank", "run", "score", "90% lo", "90% hi", "rank lo", "rank hi",
+                "uncertain vs", "reversed vs", "Judged@k"];
+  d.keyRight = Math.max(...heads.filter(h => keys.includes(h.textContent)).map(
+    h => h.getBoundingClientRect().right));
+  d.keyCount = heads.filter(h => keys.includes(h.textContent)).length;
+  d.verdictFirst = Number(document.getElementById("verdict").getBoundingClientRect().top <
+    document.getElementById("leaderboard").getBoundingClientRect().top);
+  d.marked = board.querySelectorAll("tr.mark").length;
+  d.markColour = getComputedStyle(board.querySelector("tr.mark td") || board).backgroundColor
+    === "rgb(255, 226, 184)" ? 1 : 0;
+});</script>"""
+
+
+@pytest.mark.parametrize("width", [800])
+def test_key_columns_and_verdict_in_view(chromium, report, wide_report, width):
+    """At 800 px the leaderboard's key columns (rank, run, score, its 90% interval, the rank
+    interval, the order counts, Judged@k) end inside the window, even next to a 150-character
+    run name (it wraps); the verdict comes before the leaderboard; only the rows the data
+    marks for attention are highlighted."""
+    from unjudged.analysis.report_data import build_report
+    from unjudged.io import read_qrels, read_run
+
+    for page in (report, wide_report):
+        probed = page.with_name(f"keys-{page.name}")
+        probed.write_text(page.read_text().replace("</body>", KEY_PROBE + "</body>"))
+        r = _browse(chromium, probed, "--dump-dom", "--virtual-time-budget=5000",
+                    f"--window-size={width},1000")
+        found = dict(re.findall(r'data-([a-z-]+)="([\d.]+)"', r.stdout))
+        assert found["key-count"] == "10" and found["verdict-first"] == "1", found
+        assert float(found["key-right"]) <= width, (page.name, found)
+    # the wide page's data: its highlighted rows are exactly those a reversed order involves
+    qrels, runs = example_paths()
+    q = read_qrels(qrels)
+    rs = [read_run(p, name=LONG if i == 0 else None, qrels=q) for i, p in enumerate(runs)]
+    d = build_report(rs, q, ["nDCG@10", "P@5"], b=50, topic_panels=1)
+    assert int(found["marked"]) == sum(r["attention"] for r in d.leaderboards["nDCG@10"])

@@ -74,6 +74,8 @@ class ReportData:
     panel_orders: list[list[int]] = field(default_factory=list)  # topics, most uncertain first
     inputs: list[dict[str, str]] = field(default_factory=list)
     orders: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: per measure, what the draws settle (unjudged.analysis.report_verdict.verdict)
+    verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def sha256_of(path: str) -> str:
@@ -146,7 +148,7 @@ def _leaderboard(est: Estimates, res, judged, i: int, k: int,
     if s is None:  # no joint draws: no rank interval, no verdict on pairs
         for row in rows:
             row.update(rank_lo=None, rank_hi=None, uncertain=None, reversed=None,
-                       unsettled=False)
+                       unsettled=False, twin_of=None)
         return rows, []
     s = s[:, order]
     ranks = rank_intervals(s, level)
@@ -157,7 +159,8 @@ def _leaderboard(est: Estimates, res, judged, i: int, k: int,
     # b beats a that often
     uncertain = np.zeros(p.shape, dtype=bool)
     uncertain[tuple(uncertain_pairs(p, sure).T)] = True
-    uncertain &= ~(1.0 - p - p.T >= sure - 1e-12)
+    tied = 1.0 - p - p.T >= sure - 1e-12
+    uncertain &= ~tied
     reversed_ = np.triu(np.greater_equal(p.T, sure - 1e-12), k=1)
     # highlighted: the order against the row above or below is not settled (they may swap)
     loose = np.diagonal(uncertain | reversed_, offset=1)
@@ -169,6 +172,9 @@ def _leaderboard(est: Estimates, res, judged, i: int, k: int,
         row["uncertain"] = int(uncertain[j].sum() + uncertain[:, j].sum())
         row["reversed"] = int(reversed_[j].sum() + reversed_[:, j].sum())
         row["unsettled"] = bool(near[j])
+        # twins: the same score in (nearly) every draw as the row above; named once
+        row["twin_of"] = (rows[j - 1]["twin_of"] or rows[j - 1]["run"]) \
+            if j and tied[j - 1, j] else None
     a, b = np.nonzero(uncertain | reversed_)
     flagged = [{"run_a": rows[x]["run"], "rank_a": x + 1, "run_b": rows[y]["run"],
                 "rank_b": y + 1, "p_a_better": float(p[x, y]), "p_b_better": float(p[y, x]),
@@ -249,6 +255,7 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
         (3, True)
     """
     from unjudged.analysis.baseline import assessment_measures, assessment_name
+    from unjudged.analysis.report_verdict import verdict
     from unjudged.engine.estimate import estimate_runs, strategy_results
     from unjudged.engine.score import score
     from unjudged.judgments.coverage import coverage
@@ -266,13 +273,16 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
                         desc="bootstrap", pool_runs=pool_runs, **draws)
     res = strategy_results(est, "nonrel")  # trec_eval's scores, computed with the estimates
     judged = score(runs, qrels, assess, policies)
-    boards, pairs, orders = {}, {}, {}
+    boards, pairs, orders, verdicts = {}, {}, {}, {}
     for i, m in enumerate(ms):
         k = anames.index(assessment_name(m))
         boards[m.name], orders[m.name] = _leaderboard(est, res, judged, i, k)
         order = [r["run"] for r in boards[m.name]]
         pairs[m.name] = [row for row in _pairs(res, judged, order, baseline, seed)
                          if row["measure"] == m.name]
+        for row in pairs[m.name]:  # significant, but the winner is also more judged
+            row["attention"] = row.get("case") == 4
+        verdicts[m.name] = verdict(boards[m.name], orders[m.name], pairs[m.name])
     k0 = anames.index(assessment_name(ms[0]))
     # The panels need every sample; re-estimating the few best runs (first measure only) with
     # the same seed and the same pool context gives the same numbers as above at a fraction
@@ -292,4 +302,4 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
     return ReportData([m.name for m in ms], boards, pairs, _topics(est, judged, k0, top_topics),
                       stats.drop(columns="qrels").to_dict("records"), cov_rows, bands, panels,
                       est, cov, b, seed, baseline, panel_orders,
-                      [{"file": p, "sha256": sha256_of(p)} for p in inputs], orders)
+                      [{"file": p, "sha256": sha256_of(p)} for p in inputs], orders, verdicts)

@@ -74,12 +74,16 @@ def natural_topics(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["topic"] == "all", natural_key(str(r["topic"]))))
 
 
-def _orders_html(table, stem: str, rows: list[dict[str, Any]]) -> str:
-    """The pairs whose order is not settled, folded (there can be thousands)."""
-    n_rev = sum(r["order"] == "reversed" for r in rows)
-    return (f"<details><summary>{len(rows) - n_rev} pairs of runs in uncertain order, "
-            f"{n_rev} reversed</summary>" + table(stem, rows, T.ORDERS, mark=None)
-            + "</details>")
+def _orders_html(table, stem: str, rows: list[dict[str, Any]], v: dict[str, Any]) -> str:
+    """The pairs whose order is not settled, folded (there can be thousands); their counts are
+    also in the verdict."""
+    return (f"<details><summary>The {v['uncertain']:,} pairs of runs in uncertain order and "
+            f"{v['reversed']:,} reversed (highlighted)</summary>"
+            + table(stem, rows, T.ORDERS, mark="reversed_order") + "</details>")
+
+
+def _folded(summary: str, body: str) -> str:
+    return f"<details><summary>{summary}</summary>{body}</details>"
 
 
 def render_report(data, meta: dict[str, Any], progress=None) -> Page:
@@ -110,6 +114,7 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
         return T.html_table(rows, columns, table_id=stem, **kw)
 
     from unjudged.report.html import figures as F
+    from unjudged.report.html.verdict import verdict_html
 
     measure_stems = dict(zip(data.measures, file_stems(data.measures, _HTML_UNSAFE,
                                                        mark_changed=False), strict=True))
@@ -117,28 +122,40 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
     for m in data.measures:
         s = measure_stems[m]
         rows = data.leaderboards[m]
+        orders = [{**o, "reversed_order": o["order"] == "reversed"}
+                  for o in data.orders.get(m, [])]
         parts.append(f"<h3>{html.escape(m)}</h3>"
-                     + fig(f"leaderboard-{s}", F.leaderboard_figure(rows, m),
-                           f"{m}: bounds and bootstrap intervals per run")
                      + table(f"leaderboard-{s}", rows, T.leaderboard_columns(), row_class="run",
-                             mark="unsettled")
-                     + _orders_html(table, f"orders-{s}", data.orders.get(m, [])))
+                             mark="attention", css="board")
+                     + _orders_html(table, f"orders-{s}", orders, data.verdicts[m])
+                     + _folded(f"Figure: {html.escape(m)}, bounds and bootstrap intervals per "
+                               "run", fig(f"leaderboard-{s}", F.leaderboard_figure(rows, m),
+                                          f"{m}: bounds and bootstrap intervals per run")))
     leaderboard = "\n".join(parts)
+    assess = {m: data.pairs[m][0]["assessment"] if data.pairs[m] else "Judged@k"
+              for m in data.measures}
+    compared = f"the baseline {data.baseline}" if data.baseline else "the next run down"
+    verdicts = "\n".join(verdict_html(m, data.verdicts[m], T.html_table(
+        data.verdicts[m]["tier_rows"], T.TIERS, table_id=f"tiers-{measure_stems[m]}"),
+        assess[m], compared) for m in data.measures)
     against = (f"each run against the baseline {html.escape(data.baseline)}"
                if data.baseline else "each run against the next one down the leaderboard")
-    pairs = "\n".join(f"<h3>{html.escape(m)}</h3>" + table(f"pairs-{measure_stems[m]}",
-                                                             data.pairs[m], T.PAIRS,
-                                                             mark="weak")
-                      for m in data.measures)
+    pairs = "\n".join(f"<h3>{html.escape(m)}</h3>" + _folded(
+        f"{len(data.pairs[m])} comparisons; by case: " + ", ".join(
+            f"{c}: {k}" for c, k in sorted(data.verdicts[m]["cases"].items()))
+        + f" ({data.verdicts[m]['weak_significant']} highlighted)",
+        table(f"pairs-{measure_stems[m]}", data.pairs[m], T.PAIRS, mark="attention"))
+        for m in data.measures)
     panels = ""
     if data.panels is not None:
         names = [r.run for r in data.panels.runs]
         stems = file_stems(names, _HTML_UNSAFE)
         page.renamed = {f"topics-{s}.png": n for s, n in zip(stems, names, strict=True) if s != n}
-        panels = "\n".join(fig(f"topics-{s}", F.panel_figure(r, order, data.panels.point),
-                               f"{r.run}: bootstrap per topic")
-                           for r, order, s in zip(data.panels.runs, data.panel_orders, stems,
-                                                  strict=True))
+        panels = _folded(f"Figures: the bootstrap per topic of the best {len(names)} run(s)",
+                         "\n".join(fig(f"topics-{s}", F.panel_figure(r, order, data.panels.point),
+                                       f"{r.run}: bootstrap per topic")
+                                   for r, order, s in zip(data.panels.runs, data.panel_orders,
+                                                          stems, strict=True)))
     judgments = natural_topics(data.judgments)
     collection = (fig("judgments", F.judgments_figure(judgments), "relevant share per topic")
                   + "<details><summary>Judgments per topic</summary>"
@@ -146,13 +163,14 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
                   + "</details>"
                   + fig("coverage", F.coverage_figure(data.cov, data.cov.bands[0][1]),
                         "judged fraction by rank")
-                  + table("coverage", data.coverage, T.coverage_columns(data.bands)))
+                  + _folded(f"Judged share by rank band, {len(data.coverage)} runs",
+                            table("coverage", data.coverage, T.coverage_columns(data.bands))))
     n_panels = len(data.panels.runs) if data.panels is not None else 0
     page.html = PAGE.substitute(
         title=html.escape(f"unjudged report: {len(data.leaderboards[data.measures[0]])} runs"),
         n_runs=len(data.leaderboards[data.measures[0]]), b=data.b, measure0=html.escape(
             data.measures[0]), leaderboard=leaderboard, against=against, pairs=pairs,
-        n_panels=n_panels, panels=panels, normalisers=(
+        n_panels=n_panels, panels=panels, verdict=verdicts, normalisers=(
             " (a drawn relevant document also adds to the ideal ranking and to the number of "
             "relevant documents, as a deeper judging would, so these scores are not comparable "
             "with scores on the judged pool)" if data.est.grow else ""),

@@ -8,16 +8,21 @@ from typing import Any
 
 #: (key, heading) of each table, in display order. Keys are the unjudged.analysis.report_data row
 #: keys.
-LEADERBOARD_LEAD = [("rank", "rank"), ("run", "run"), ("score", "score"), ("judged", "Judged@k")]
-LEADERBOARD_TAIL = [("lo", "90% lo"), ("hi", "90% hi"), ("rank_lo", "rank 90% lo"),
-                    ("rank_hi", "rank 90% hi"), ("uncertain", "order uncertain vs"),
-                    ("reversed", "order reversed vs")]
+#: The leaderboard's key columns come first, so that they stay in view at 800 px (rank and run
+#: also stay put while the rest scrolls sideways); the strategies and the rest follow.
+LEADERBOARD_LEAD = [("rank", "rank"), ("run", "run"), ("score", "score"), ("lo", "90% lo"),
+                    ("hi", "90% hi"), ("rank_lo", "rank lo"), ("rank_hi", "rank hi"),
+                    ("uncertain", "uncertain vs"), ("reversed", "reversed vs"),
+                    ("judged", "Judged@k")]
+LEADERBOARD_TAIL = [("tier", "tier"), ("twin_of", "same score as")]
 #: the built-in strategies' places: the lower end, the estimates, the upper end; strategies
 #: added to the table follow them
 _SHOWN_FIRST = ("nonrel", "condensed", "bootstrap", "upper")
 PAIRS = [("run", "run"), ("baseline", "against"), ("diff", "score diff"), ("p", "p"),
-         ("assessment", "A_p"), ("assessment_diff", "judged diff"),
-         ("p_assessment", "p (judged)"), ("case", "case"), ("weak", "weak")]
+         ("case", "case"), ("assessment_diff", "judged diff"), ("p_assessment", "p (judged)"),
+         ("assessment", "A_p"), ("weak", "weak")]
+#: the tiers of the verdict (report_data's verdict "tiers")
+TIERS = [("tier", "tier"), ("ranks", "ranks"), ("size", "runs"), ("runs", "names")]
 #: pairs of runs whose order the bootstrap does not settle (report_data's `orders`)
 ORDERS = [("rank_a", "rank"), ("run_a", "run"), ("rank_b", "rank"), ("run_b", "against"),
           ("p_a_better", "P(run > against)"), ("p_b_better", "P(against > run)"),
@@ -32,12 +37,12 @@ JUDGMENTS_TAIL = [("relevant", "relevant"), ("relevant_fraction", "relevant shar
 
 
 def leaderboard_columns() -> list[tuple[str, str]]:
-    """Columns of the leaderboard: rank, run, score, Judged@k, every comparable strategy of the
-    table, the bootstrap's 90% interval of the score and of the rank, and with how many runs
-    the order is uncertain or reversed.
+    """Columns of the leaderboard: rank, run, score, the bootstrap's 90% interval of the score
+    and of the rank, with how many runs the order is uncertain or reversed, Judged@k, every
+    comparable strategy of the table, the run's tier and the run it is a twin of.
 
     Example:
-        >>> [k for k, _ in leaderboard_columns()][4:8]
+        >>> [k for k, _ in leaderboard_columns()][10:14]
         ['nonrel', 'condensed', 'bootstrap', 'upper']
     """
     from unjudged.analysis.report_data import leaderboard_strategies
@@ -99,9 +104,11 @@ def p_text(p: Any) -> str:
 
 
 def html_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]], *, table_id: str,
-               row_class: str = "", mark: str | None = None) -> str:
+               row_class: str = "", mark: str | None = None, css: str = "") -> str:
     """An escaped HTML table, in a box that scrolls sideways when the table is wider than the
-    page; rows where `mark` is true get the class "mark". p-values print as p_text.
+    page; rows where `mark` is true get the class "mark" (they need attention), rows with a
+    true "break_above" the class "break", rows with a "twin_of" the class "twin", the table the
+    class `css`. p-values print as p_text.
 
     Example:
         >>> print(html_table([{"run": "<script>"}], [("run", "run")], table_id="t"))
@@ -112,12 +119,15 @@ def html_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]], *, ta
     head = "".join(f"<th>{html.escape(h)}</th>" for _, h in columns)
     body = []
     for r in rows:
-        classes = " ".join(c for c in (row_class, "mark" if mark and r.get(mark) else "") if c)
+        classes = " ".join(c for c in (row_class, "mark" if mark and r.get(mark) else "",
+                                       "break" if r.get("break_above") else "",
+                                       "twin" if r.get("twin_of") else "") if c)
         attr = f' class="{classes}"' if classes else ""
         tds = "".join(f"<td>{html.escape((p_text if k in P_COLUMNS else cell_text)(r.get(k)))}"
                       "</td>" for k, _ in columns)
         body.append(f"<tr{attr}>{tds}</tr>")
-    return (f'<div class="scroll"><table id="{html.escape(table_id)}"><thead><tr>{head}</tr>'
+    klass = f' class="{html.escape(css)}"' if css else ""
+    return (f'<div class="scroll"><table id="{html.escape(table_id)}"{klass}><thead><tr>{head}</tr>'
             "</thead><tbody>\n" + "\n".join(body) + "\n</tbody></table></div>")
 
 
