@@ -616,7 +616,9 @@ def evaluate_topic(qrels_topic, ranking, *, rel_level=1, max_docs=None, params=N
     denom = min(num_ret, num_rel)
     out["set_relative_P"] = num_rel_ret / denom if denom else 0.0
     out["set_recall"] = set_r
-    out["set_map"] = set_p * set_r
+    # one division, as m_set_map.c (set_p * set_r can round the 4th decimal the other way)
+    out["set_map"] = (num_rel_ret * num_rel_ret / (num_ret * num_rel)
+                      if num_ret and num_rel else 0.0)
     (beta, *_), suffix = prm["set_F"]
     # (older trec_eval 9 computed 0/0 = nan when num_rel_ret == 0)
     set_f = (beta + 1.0) * set_p * set_r / (beta * set_p + set_r) if num_rel_ret else 0.0

@@ -156,14 +156,14 @@ def test_policy_choices_in_help_come_from_the_policies():
         out = CliRunner().invoke(main, [*command, "--help"], terminal_width=100).output
         return next(line.strip() for line in out.splitlines() if line.strip().startswith(option))
 
-    assert TIE_BREAKS == ("trec_eval", "docno", "rank", "file", "sample_eval")
+    assert TIE_BREAKS == ("trec_eval", "trec_eval9", "docno", "rank", "file", "sample_eval")
     for command in (["eval"], ["estimate"], ["infer"], ["matrix"], ["coverage"], ["sample"],
                     ["report"], ["compare-qrels"], ["experiment", "sampling"],
                     ["experiment", "leave-one-group-out"]):
         assert option_line(command, "--ties").startswith(
-            "--ties [trec_eval|docno|rank|file|sample_eval]")
+            "--ties [trec_eval|trec_eval9|docno|rank|file|sample_eval]")
     assert option_line(["pool"], "--ties").startswith(
-        "--ties [file|trec_eval|docno|rank|sample_eval]")
+        "--ties [file|trec_eval|trec_eval9|docno|rank|sample_eval]")
     assert NEGATIVES == ("unjudged", "nonrel")
     assert option_line(["eval"], "--negative").startswith("--negative [unjudged|nonrel]")
     assert option_line(["eval"], "--names").startswith("--names [tag|file]")

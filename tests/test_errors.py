@@ -147,8 +147,8 @@ def test_invalid_options_are_project_errors_and_still_value_errors():
         paired_test([0.1, 0.2], [0.3, 0.4], test="z")
     with pytest.raises(InvalidOptionError) as exc:
         Policies(ties="score")
-    assert str(exc.value) == ("ties: expected one of trec_eval, docno, rank, file, sample_eval, "
-                              "got 'score'")
+    assert str(exc.value) == ("ties: expected one of trec_eval, trec_eval9, docno, rank, file, "
+                              "sample_eval, got 'score'")
     with pytest.raises(InvalidOptionError) as exc:
         Policies(negative="junk")
     assert str(exc.value) == "negative: expected one of unjudged, nonrel, got 'junk'"
@@ -159,8 +159,8 @@ def test_tie_and_negative_choices_are_the_policies():
 
     from unjudged.policies import NAME_MODES, NEGATIVES, TIE_BREAKS, NameMode, Negative, TieBreak
 
-    assert TIE_BREAKS == typing.get_args(TieBreak) == ("trec_eval", "docno", "rank", "file",
-                                                       "sample_eval")
+    assert TIE_BREAKS == typing.get_args(TieBreak) == ("trec_eval", "trec_eval9", "docno", "rank",
+                                                       "file", "sample_eval")
     assert NEGATIVES == typing.get_args(Negative) == ("unjudged", "nonrel")
     assert NAME_MODES == typing.get_args(NameMode) == ("tag", "file")
 

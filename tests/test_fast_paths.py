@@ -35,8 +35,8 @@ def _expected(lines, ties):
         by_topic.setdefault(q, []).append((d, s))
     out = {}
     for q, docs in by_topic.items():
-        key = np.float32 if ties == "trec_eval" else float
-        if ties == "trec_eval":
+        key = np.float32 if ties == "trec_eval9" else float
+        if ties in ("trec_eval", "trec_eval9"):
             docs = sorted(docs, key=lambda x: x[0].encode(), reverse=True)
         else:
             docs = sorted(docs, key=lambda x: x[0].encode())
@@ -45,7 +45,7 @@ def _expected(lines, ties):
     return out
 
 
-@pytest.mark.parametrize("ties", ["trec_eval", "docno"])
+@pytest.mark.parametrize("ties", ["trec_eval", "trec_eval9", "docno"])
 @pytest.mark.parametrize("layout", ["blocks", "shuffled"])
 @pytest.mark.parametrize("long_ids", [False, True])
 def test_ranking_matches_python_sort(tmp_path, ties, layout, long_ids):

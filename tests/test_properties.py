@@ -78,7 +78,7 @@ def collections(draw, ties: bool = True):
     return qrels, run
 
 
-policies = st.builds(Policies, ties=st.sampled_from(["trec_eval", "docno"]),
+policies = st.builds(Policies, ties=st.sampled_from(["trec_eval", "trec_eval9", "docno"]),
                      negative=st.sampled_from(["unjudged", "nonrel"]), complete=st.booleans(),
                      rel_level=st.integers(1, 2), depth=st.sampled_from([None, 1, 3]),
                      judged_only=st.booleans())

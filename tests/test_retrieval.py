@@ -122,15 +122,18 @@ def test_query_matrix_drops_unknown_words():
 
 def test_rank_keeps_trec_eval_order_at_the_cut():
     """Tied scores at the depth cut: trec_eval ranks ties by docno descending (byte order),
-    so of d1, d10, d2 tied, d2 and d10 come first; it compares scores as C floats, so
-    1 + 1e-9 ties with 1."""
+    so of d10, d2 tied, d2 comes first; trec_eval 10.0 compares scores as C doubles, so
+    1 + 1e-9 is above 1 (trec_eval 9's floats tied them)."""
     ix = build_index(["d1", "d10", "d2", "d3"], ["a", "b", "c", "d"])
     scores = np.array([[1.0 + 1e-9, 1.0, 1.0, 3.0]])
     run = rank(scores, ix, ["q"], name="t", depth=3)
-    assert list(run.docno.to_pylist()) == ["d3", "d2", "d10"]
+    assert list(run.docno.to_pylist()) == ["d3", "d1", "d2"]
     # the same as reading the whole ranking and cutting it the trec_eval way
     full = read_run({"q": {"d1": 1.0 + 1e-9, "d10": 1.0, "d2": 1.0, "d3": 3.0}}, name="t")
-    assert full.docno.to_pylist()[:3] == ["d3", "d2", "d10"]
+    assert full.docno.to_pylist()[:3] == ["d3", "d1", "d2"]
+    nine = read_run({"q": {"d1": 1.0 + 1e-9, "d10": 1.0, "d2": 1.0, "d3": 3.0}}, name="t",
+                    ties="trec_eval9")
+    assert nine.docno.to_pylist()[:3] == ["d3", "d2", "d10"]
     with pytest.raises(InvalidOptionError):
         rank(scores, ix, ["q"], name="t", depth=0)
     with pytest.raises(InvalidOptionError):

@@ -1,7 +1,7 @@
 """Named, documented policies for what trec_eval decides by convention.
 
 Each option keeps trec_eval's choice as its default, so `Policies()` evaluates exactly as
-trec_eval 10 does.
+trec_eval 10.0 does.
 """
 
 from __future__ import annotations
@@ -14,15 +14,18 @@ from unjudged.errors import InvalidOptionError
 
 #: How documents with equal scores are ordered within a topic.
 #:  - "trec_eval": score descending, then docno descending by byte comparison (rank column
-#:    ignored); scores are compared in single precision, as trec_eval stores them in a C float,
-#:    so scores that differ only beyond about 7 significant digits tie
+#:    ignored); scores are compared in double precision, as trec_eval 10.0 stores them in a C
+#:    double (usnistgov/trec_eval commit dc0c991, 10.0-rc1 on)
+#:  - "trec_eval9": trec_eval 9's rule: the same order but scores compared in single precision,
+#:    as trec_eval 9.x stores them in a C float, so scores that differ only beyond about 7
+#:    significant digits tie (and go by docno). The 2020 TREC-COVID leaderboards and
+#:    pytrec_eval (which bundles trec_eval 9.0.8) rank this way
 #:  - "docno": score descending, then docno ascending
 #:  - "rank": the rank column, ascending (ties by file order)
 #:  - "file": the order of the lines in the file
-#:  - "sample_eval": score descending compared in double precision, then docno descending by
-#:    byte comparison: sample_eval.pl's order (Perl compares numbers as doubles); scores that
-#:    "trec_eval" ties because they differ only beyond about 7 significant digits stay apart
-TieBreak = Literal["trec_eval", "docno", "rank", "file", "sample_eval"]
+#:  - "sample_eval": sample_eval.pl's order (Perl compares numbers as doubles): the same as
+#:    "trec_eval", named for the sample_eval compatibility
+TieBreak = Literal["trec_eval", "trec_eval9", "docno", "rank", "file", "sample_eval"]
 
 #: What a negative grade in the qrels means.
 #:  - "unjudged": pooled but unjudged (trec_eval): no gain, skipped by bpref and infAP, counted
@@ -64,7 +67,7 @@ class Policies:
         ...     Policies(ties="score")
         ... except InvalidOptionError as exc:
         ...     print(exc)
-        ties: expected one of trec_eval, docno, rank, file, sample_eval, got 'score'
+        ties: expected one of trec_eval, trec_eval9, docno, rank, file, sample_eval, got 'score'
     """
 
     ties: TieBreak = "trec_eval"

@@ -220,7 +220,7 @@ def ties_option(default: str = "trec_eval", help: str = "Tie-breaking policy."):
 
     Example:
         >>> ties_option("file")(lambda ties: ties).__click_params__[0].type.choices
-        ('file', 'trec_eval', 'docno', 'rank', 'sample_eval')
+        ('file', 'trec_eval', 'trec_eval9', 'docno', 'rank', 'sample_eval')
     """
     choices = (default,) + tuple(t for t in TIE_BREAKS if t != default)
     return click.option("--ties", type=click.Choice(choices), default=default,

@@ -313,27 +313,33 @@ def _text_prior(corpus_path: str, queries_path: str | None, qrels, runs, pol):
               default="qrels", show_default=True, help="Format of QRELS: preferences "
               "(qid jg jsg docno level; -m all_prefs), a qrels read as preferences, or a qrels "
               "whose iter column names judgment groups (-m qrels_jg).")
+@click.option("--ties", type=click.Choice(["trec_eval", "trec_eval9"]), default="trec_eval",
+              show_default=True, help="Scores compared in double precision (trec_eval 10.0) "
+              "or as C floats (trec_eval 9: scores equal to 7 digits tie and go by docno, as "
+              "in the 2020 TREC-COVID leaderboards and pytrec_eval).")
 def trec_eval_cmd(qrels, run, per_query, complete, nosummary, measures, depth, rel_level,
-                  judged_only, zscores, rel_format) -> None:
-    """Drop-in replacement for trec_eval 10: byte-identical output."""
+                  judged_only, zscores, rel_format, ties) -> None:
+    """Drop-in replacement for trec_eval 10.0: byte-identical output (--ties trec_eval9 for
+    trec_eval 9's rankings)."""
     lean_arrow()
     from unjudged.io import read_qrels, read_run
     from unjudged.policies import Policies
     from unjudged.trec_eval._run import read_zscores, run_trec_eval
 
-    pol = Policies(complete=complete, rel_level=rel_level, depth=depth, judged_only=judged_only)
+    pol = Policies(ties=ties, complete=complete, rel_level=rel_level, depth=depth,
+                   judged_only=judged_only)
     z = read_zscores(zscores) if zscores else None
     if rel_format != "qrels":
         from unjudged.io.prefs import read_prefs
         from unjudged.trec_eval._prefs import run_trec_eval_prefs
 
-        text = run_trec_eval_prefs(read_run(run), read_prefs(qrels, rel_format),
+        text = run_trec_eval_prefs(read_run(run, ties=ties), read_prefs(qrels, rel_format),
                                    list(measures), pol, per_query=per_query,
                                    summary=not nosummary, zscores=z)
         write_output(text, None)
         return
     q = read_qrels(qrels)
-    text = run_trec_eval(read_run(run, qrels=q), q, list(measures), pol,
+    text = run_trec_eval(read_run(run, ties=ties, qrels=q), q, list(measures), pol,
                          per_query=per_query, summary=not nosummary, zscores=z)
     write_output(text, None)
 

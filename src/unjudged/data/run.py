@@ -146,9 +146,10 @@ def ranking_order(tcode: np.ndarray, score: np.ndarray, docno: pa.ChunkedArray |
         if _nondecreasing(tcode) and _within(tcode, rank[1:] >= rank[:-1]):
             return None
         return np.lexsort((np.arange(n), rank, tcode))
-    # trec_eval and sample_eval both break ties by docno descending (they differ in the
-    # precision of the scores compared, which the reader sets: float32 or float64)
-    direction: _Order = "descending" if ties in ("trec_eval", "sample_eval") else "ascending"
+    # trec_eval (10 and 9) and sample_eval break ties by docno descending (trec_eval 9 differs
+    # in the precision of the scores compared, which the reader sets: float32, not float64)
+    direction: _Order = ("descending" if ties in ("trec_eval", "trec_eval9", "sample_eval")
+                         else "ascending")
     moves = _block_order(n, *(blocks or _blocks(tcode)))
     if moves is not False and _within(tcode, score[1:] <= score[:-1]):
         # the usual file: each topic's lines together, scores descending (topics in any order).

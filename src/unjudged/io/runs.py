@@ -262,8 +262,9 @@ def _duplicate_error(dup, topics, original, source, data, rules) -> FormatError:
 def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.ndarray]:
     """(scores as read, the key to rank on); scores must be finite numbers.
 
-    trec_eval holds scores as C floats, so scores equal in single precision tie (and are then
-    ordered by docno): ranking on float32 keys reproduces its rankings exactly.
+    trec_eval 10.0 holds scores as C doubles, trec_eval 9 as C floats: with ties="trec_eval9"
+    scores equal in single precision tie (and are then ordered by docno), so ranking on float32
+    keys reproduces trec_eval 9's rankings exactly; every other policy ranks on the doubles.
     """
     if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type)):
         import pyarrow.compute as pc  # scores as text (a table's cells) or not converted
@@ -278,7 +279,7 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
             raise row_error(path, data, row, msg + ", expected a number in column 5",
                             _rules(ties)) from None
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    kind = np.float32 if ties == "trec_eval" else np.float64
+    kind = np.float32 if ties == "trec_eval9" else np.float64
     keys, base = [], 0
     for c in chunks:
         values = numpy_of(c)

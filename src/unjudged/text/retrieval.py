@@ -364,9 +364,9 @@ def _top(scores: np.ndarray, k: int, order: np.ndarray) -> np.ndarray:
     """Per query, the columns of the k best documents (trec_eval order; -inf never kept:
     -1 marks an empty place). `order` = document rows in descending docno byte order.
 
-    trec_eval compares scores as C floats: scores equal in single precision tie and go by
-    docno, so the cut is made on float32 keys (as unjudged's readers rank)."""
-    keys = scores[:, order].astype(np.float32)
+    trec_eval 10.0 compares scores as C doubles, equal ones going by docno: the cut is made
+    on the scores as they are (as unjudged's readers rank by default)."""
+    keys = scores[:, order].astype(np.float64)
     ranked = order[np.argsort(-keys, axis=1, kind="stable")[:, :k]]
     ok = np.isfinite(np.take_along_axis(scores, ranked, axis=1))
     return np.where(ok, ranked, -1)

@@ -1,7 +1,8 @@
 """`unjudged trec_eval -R prefs|qrels_prefs|qrels_jg`: trec_eval 10's other judgment formats.
 
 prefs, qrels_prefs: each topic's judged documents get docid ranks (form_prefs_counts.c): the
-run's documents ordered by score (compared in single precision, as trec_eval stores them) and
+run's documents ordered by score (compared in double precision as trec_eval 10.0 stores them,
+in single precision with ties="trec_eval9", as trec_eval 9 did) and
 ties by docno *ascending* (the qrels code breaks them descending), cut at -M, keep the judged
 ones in that order; the judged documents not retrieved follow in docno order. -J and -l do
 not apply, as in trec_eval.
@@ -32,22 +33,23 @@ def _topics(run: Run, prefs: Prefs, complete: bool) -> list[str]:
 
 
 def ranked_judged(docno: np.ndarray, score: np.ndarray, judged: np.ndarray,
-                  depth: int | None) -> np.ndarray:
+                  depth: int | None, single: bool = False) -> np.ndarray:
     """The judged documents of one topic's ranking, in trec_eval's prefs order: score
-    descending in single precision, ties by docno ascending, first `depth` documents.
+    descending (in single precision if `single`, as trec_eval 9), ties by docno ascending,
+    first `depth` documents.
 
     Example:
         >>> ranked_judged(np.array(["b", "a", "c"]), np.array([1.0, 1.0, 2.0]),
         ...               np.array(["a", "b"]), None).tolist()
         ['a', 'b']
     """
-    order = np.lexsort((docno, -score.astype(np.float32)))[:depth]
+    order = np.lexsort((docno, -score.astype(np.float32 if single else np.float64)))[:depth]
     ranked = docno[order]
     return ranked[np.isin(ranked, judged)]
 
 
-def prefs_values(run: Run, prefs: Prefs, topics: list[str], depth: int | None
-                 ) -> dict[str, np.ndarray]:
+def prefs_values(run: Run, prefs: Prefs, topics: list[str], depth: int | None,
+                 single: bool = False) -> dict[str, np.ndarray]:
     """{measure: per-topic values} of every preference measure."""
     docs = np.array(run.docno.to_pylist(), dtype=str) if len(run) else np.array([], str)
     out: dict[str, list[float]] = {}
@@ -60,7 +62,7 @@ def prefs_values(run: Run, prefs: Prefs, topics: list[str], depth: int | None
             ret = np.array([], dtype=str)
         else:
             a, b = int(run.offsets[i]), int(run.offsets[i + 1])
-            ret = ranked_judged(docs[a:b], run.score[a:b], judged, depth)
+            ret = ranked_judged(docs[a:b], run.score[a:b], judged, depth, single)
         order = np.concatenate([ret, np.setdiff1d(judged, ret)])  # docid ranks
         by_doc = np.argsort(order)
         rank = by_doc[np.searchsorted(order[by_doc], entry)]
@@ -112,6 +114,7 @@ def run_trec_eval_prefs(run: Run, prefs: Prefs, specs: list[str], policies: Poli
         got = jg_values(run, prefs, topics, [m for _n, m in measured], policies)
         values = {name: v for (name, _m), v in zip(measured, got, strict=True)}
     elif measured:
-        every = prefs_values(run, prefs, topics, policies.depth)
+        every = prefs_values(run, prefs, topics, policies.depth,
+                             single=policies.ties == "trec_eval9")
         values = {name: every[m.spec.aliases[0]] for name, m in measured}
     return render(outputs, run.name, topics, values, {}, per_query, summary, zscores)
