@@ -280,3 +280,36 @@ def test_infer_compat_gives_the_programs_values(tmp_path, compat, qrels, pad, ou
             compared += 1
     # every value printed but num_ret (the TRECVID copy prints iP1000 twice)
     assert compared == sum(m != "num_ret" for m, _ in want) - 1  # less inum_rel 'all'
+
+
+@pytest.mark.parametrize(("compat", "qrels", "pad", "out", "args"), [
+    ("sample_eval", BC_QRELS, False, "biocaddie2016.hash.trec.q.out", []),
+    ("sample_eval-trecvid", PM_QRELS, True, "pm2017.hash.trecvid.q.M1000.out",
+     ["--lineage", "trecvid", "--max-result-size", "1000"])])
+def test_infer_compat_applies_to_the_measures_named(tmp_path, compat, qrels, pad, out, args):
+    """-m infNDCG -m infAP with --compat: the copy's ideal DCG and its infAP (xinfAP), equal to
+    `unjudged sample_eval -q` and to the program's own output on every topic (issue 32: the
+    fractional ideal was used whatever --compat said)."""
+    run = tmp_path / "hash.run"
+    run.write_text(hash_run(need(qrels).read_text(), pad))
+    res = CliRunner().invoke(main, ["infer", "--compat", compat, "-m", "infNDCG", "-m", "infAP",
+                                    str(qrels), str(run), "-q", "-f", "jsonl"])
+    assert res.exit_code == 0, res.output
+    got = {(_printed_name(d["measure"]), d["topic"]): f"{d['value']:.4f}"
+           for d in map(json.loads, (x for x in res.output.splitlines() if x.startswith("{")))}
+    program = rows((HERE / out).read_text())
+    ours = CliRunner().invoke(main, ["sample_eval", "-q", *args, str(qrels), str(run)])
+    assert ours.exit_code == 0, ours.output
+    cli = rows(ours.output)
+    keys = [k for k in program if k[0] in ("infNDCG", "infAP")]
+    assert len(keys) == len(got) > 20
+    assert [k for k in keys if not got[k] == cli[k] == program[k]] == []
+
+
+def test_infer_compat_refuses_a_measure_without_a_rule():
+    for measure, why in (("AP", "has no rule for AP"),
+                         ("infNDCG(ideal='fractional')", "computes infNDCG with ideal='rounded'")):
+        res = CliRunner().invoke(main, ["infer", "--compat", "sample_eval", "-m", measure,
+                                        str(HERE / "toy.qrels"), str(HERE / "toy.run")])
+        assert res.exit_code == 2 and why in res.output, res.output
+        assert len(res.output.strip().splitlines()) == 1

@@ -14,7 +14,7 @@ from shared_data import DATA, need
 from unjudged.cli import main
 from unjudged.data.judged import judge
 from unjudged.data.sampled import SampledQrels, judge_sampled
-from unjudged.errors import FormatError
+from unjudged.errors import FormatError, UnjudgedWarning
 from unjudged.inference.infer import infer_runs
 from unjudged.inference.statistical import statap_variance, statndcg_variance
 from unjudged.io import read_qrels, read_run
@@ -220,10 +220,14 @@ def test_the_variance_covers_in_simulation():
 def test_infer_runs_reports_intervals():
     q = read_prels(WEB)
     run = read_run({"1": {C: 5.0, A: 3.0, B: 1.0}}, name="r")
-    (inf,) = infer_runs([run], q, parse_measures(["statAP", "statNDCG@5"]), level=0.9)
+    with pytest.warns(UnjudgedWarning, match=r"statNDCG@5 2\.7984 .* outside \[0, 1\]"):
+        (inf,) = infer_runs([run], q, parse_measures(["statAP", "statNDCG@5"]), level=0.9)
     rows = inf.rows(per_topic=False)
     assert [r["measure"] for r in rows] == ["statAP", "statNDCG@5"]
-    assert all(r["lo"] < r["value"] < r["hi"] for r in rows)
+    # intervals clipped to [0, 1] (statAP's would reach -0.50); statNDCG@5's value, 2.80 with
+    # three documents sampled with probabilities 0.26, 0.26 and 0.10, is kept
+    assert [(round(r["value"], 4), round(r["lo"], 4), r["hi"]) for r in rows] == [
+        (0.7441, 0.0, 1.0), (2.7984, 0.9807, 1.0)]
 
 
 @pytest.mark.parametrize(("text", "line", "words"), [
@@ -249,7 +253,9 @@ def test_infer_prels_cli(tmp_path):
     p, r = str(tmp_path / "p.txt"), str(tmp_path / "r.txt")
     out = CliRunner().invoke(main, ["infer", p, r, "--prels", "-f", "tsv", "--ci", "0.9"])
     assert out.exit_code == 0, out.output
-    rows = [line.split("\t") for line in out.output.splitlines()]
+    rows = [line.split("\t") for line in out.stdout.splitlines()]
+    assert out.stderr.startswith("unjudged: note: run r: statNDCG@10 1.9228 (a topic: 1.9228) "
+                                 "outside [0, 1]")
     assert rows[0] == ["run", "topic", "measure", "value", "lo", "hi"]
     assert [x[2] for x in rows[1:]] == ["statAP", "statNDCG@10", "statNDCG"]
     assert float(rows[1][3]) == pytest.approx(0.483462, abs=1e-4)

@@ -39,6 +39,59 @@ COMPAT_MEASURES = {
 }
 
 
+#: --compat: how each copy computes a measure the user names with -m: the family it is
+#: (sample_eval.pl's "infAP" is xinfAP), the parameters the copy fixes and the cutoff it uses
+#: without one. Parameters left free: the relevance level. Other families have no rule.
+_COMPAT_RULES: dict[str, dict[str, tuple[str, dict[str, object], int | None]]] = {
+    "sample_eval": {"infAP": ("xinfAP", {"cap": None}, None),
+                    "xinfAP": ("xinfAP", {"cap": None}, None),
+                    "infNDCG": ("infNDCG", {"ideal": "rounded", "spill": 1}, 1000)},
+    "sample_eval-trecvid": {"infAP": ("xinfAP", {"cap": 1000}, None),
+                            "xinfAP": ("xinfAP", {"cap": 1000}, None),
+                            "infNDCG": ("infNDCG", {"ideal": "fractional", "spill": 1}, 1000)},
+}
+_COMPAT_SAME = ("iP", "iIPrec", "iNumRelRet", "iNumRel")  # the copies' own definitions
+
+
+def compat_measures(measures, compat: str):
+    """The measures named with -m as `compat`'s copy of sample_eval.pl computes them; an
+    InvalidOptionError for a measure it has no rule for or a parameter it sets otherwise.
+
+    Example:
+        >>> from unjudged.measures import parse_measures
+        >>> [m.name for m in compat_measures(parse_measures(["infNDCG", "infAP"]),
+        ...                                  "sample_eval")]
+        ["infNDCG(ideal='rounded',spill=1)@1000", 'xinfAP']
+    """
+    from unjudged.errors import InvalidOptionError
+    from unjudged.measures._spec import REGISTRY, Measure
+
+    rules = _COMPAT_RULES[compat]
+    out = []
+    for m in measures:
+        family = m.spec.name
+        if family not in rules and family not in _COMPAT_SAME:
+            raise InvalidOptionError(
+                f"--compat {compat} has no rule for {m.name}: sample_eval.pl computes "
+                "infAP (xinfAP), infNDCG, iP@k, iIPrec, iNumRelRet and iNumRel; drop --compat "
+                "to infer other measures")
+        target, fixed, cutoff = rules.get(family, (family, {}, None))
+        spec = REGISTRY[target]
+        defaults = {p.name: p.default for p in spec.params}
+        given = dict(m.params)
+        for key, value in given.items():
+            want = fixed[key] if key in fixed else defaults.get(key)
+            if key != "rel" and value != want:
+                raise InvalidOptionError(
+                    f"--compat {compat} computes {family} with {key}={want!r}, not "
+                    f"{key}={value!r} as -m asks; drop the parameter or --compat")
+        params = {**fixed, **({"rel": given["rel"]} if "rel" in given else {})}
+        out.append(Measure(spec, m.cutoff if m.cutoff is not None else cutoff,
+                           tuple((p.name, params[p.name]) for p in spec.params
+                                 if p.name in params and params[p.name] != p.default)))
+    return out
+
+
 def _level(ctx, param, value):
     if value is not None and not 0.0 < value < 1.0:
         raise click.BadParameter(f"{value} is not strictly between 0 and 1")
@@ -65,8 +118,10 @@ def _level(ctx, param, value):
 @click.option("-q", "--per-topic", is_flag=True, help="Also print per-topic values.")
 @click.option("--compat", type=click.Choice(sorted(COMPAT_MEASURES)), default=None,
               help="sample_eval.pl's values: NIST's TREC copy (sample_eval) or the TRECVID "
-              "copy (sample_eval-trecvid): its measures unless -m is given, -M 1000 unless -M "
-              "is given, and --ties sample_eval.")
+              "copy (sample_eval-trecvid): its measures unless -m is given (measures named with "
+              "-m follow the copy's rules: infAP is xinfAP, infNDCG takes the copy's ideal "
+              "DCG; a measure it has no rule for is refused), -M 1000 unless -M is given, and "
+              "--ties sample_eval.")
 @click.option("--prels", is_flag=True,
               help="QRELS is TREC's prels (Million Query 2007-2008, Web 2009): `topic docno "
               "grade method probability`; measures default to " + ", ".join(PRELS_MEASURES)
@@ -96,10 +151,12 @@ def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, compat, 
     if compat is not None:
         if prels:
             raise click.BadParameter("sample_eval.pl does not read prels", param_hint="--compat")
-        measures = measures or COMPAT_MEASURES[compat]
         depth = 1000 if depth is None else depth
         ties = "sample_eval"
     ms = parse_measures(list(measures or (PRELS_MEASURES if prels else DEFAULT_MEASURES)))
+    if compat is not None:  # the copy's rules for the measures named, or a refusal
+        ms = compat_measures(ms, compat) if measures else parse_measures(
+            list(COMPAT_MEASURES[compat]))
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)
     q = read_prels(qrels) if prels else read_sampled_qrels(qrels)

@@ -20,9 +20,11 @@ bootstrap cannot see the uncertainty of a proportion estimated from one or two d
 all agree, which is the common case in the top ranks, and gives intervals that are too narrow
 for cut-offs like 10.
 
-Intervals are normal: value +- z sqrt(variance), clipped to the measure's range. Topics are
-sampled independently, so the variance of a mean over n topics is the sum of the per-topic
-variances over n^2 (of a sum, their sum).
+Intervals are normal: value +- z sqrt(variance), clipped to the range of what the measure
+estimates (infNDCG and statNDCG estimate nDCG, statAP AP: [0, 1]; the counts: [0, inf)). Their
+point estimates are kept as computed, even above 1 (a note says why): clipping would bias them.
+Topics are sampled independently, so the variance of a mean over n topics is the sum of the
+per-topic variances over n^2 (of a sum, their sum).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from unjudged.data.judged import Pool, evaluated_topics
 from unjudged.data.sampled import SampledQrels, as_sampled, judge_sampled
 from unjudged.data.topic_order import natural_key
 from unjudged.engine.results import aggregate, aggregate_variance, normal_interval, z_value
-from unjudged.errors import InvalidOptionError
+from unjudged.errors import InvalidOptionError, note
 from unjudged.inference.counts import count_variance, infndcg_variance
 from unjudged.inference.infap import infap_variance, xinfap_variance
 from unjudged.inference.rescaling import Replicates, bootstrap_values
@@ -131,10 +133,60 @@ class Inference:
                 row: dict[str, Any] = {"run": self.run, "topic": topic, "measure": m.name,
                                        "value": float(v)}
                 if self.level is not None:
-                    lo, hi = normal_interval(v, var, self.level, m.spec.bounded)
+                    lo, hi = normal_interval(v, var, self.level, target_range(m))
                     row.update(lo=float(lo), hi=float(hi))
                 out.append(row)
         return out
+
+
+#: The range of what an estimator without a range of its own estimates: its intervals are
+#: clipped to it (statAP's and statNDCG's Horvitz-Thompson estimates and infNDCG's ratio of two
+#: estimates can leave [0, 1], the AP and nDCG they estimate cannot).
+TARGET_RANGE = {"infNDCG": (0.0, 1.0), "statAP": (0.0, 1.0), "statNDCG": (0.0, 1.0),
+                "iNumRelRet": (0.0, np.inf), "iNumRel": (0.0, np.inf)}
+
+#: Why a point estimate can leave its target's range, by family (the note on such values).
+_WHY_OUTSIDE = {
+    "statAP": "each sampled document counts 1/(its inclusion probability), so a run made "
+              "mostly of sampled documents can score above 1",
+    "infNDCG": "its DCG and its ideal DCG are estimated apart",
+}
+_WHY_OUTSIDE["statNDCG"] = _WHY_OUTSIDE["statAP"]
+
+
+def target_range(measure: Measure) -> tuple[float, float] | None:
+    """The range `measure`'s intervals are clipped to: its own, or that of what it estimates.
+
+    Example:
+        >>> [target_range(m) for m in parse_measures(["xinfAP", "statAP", "iNumRel"])]
+        [(0.0, 1.0), (0.0, 1.0), (0.0, inf)]
+    """
+    return measure.spec.bounded or TARGET_RANGE.get(measure.spec.name)
+
+
+def outside_note(inf: Inference) -> str | None:
+    """One line on the point estimates of `inf` outside their target's range (kept as they
+    are), or None when there are none."""
+    if not inf.topics:
+        return None
+    means = inf.summary[0]
+    shown: list[str] = []
+    why: dict[str, list[str]] = {}  # reason: families
+    for c, m in enumerate(inf.measures):
+        low, high = TARGET_RANGE.get(m.spec.name, (-np.inf, np.inf))
+        column = inf.values[:, c]
+        if m.spec.bounded is not None or not ((column > high) | (column < low)).any():
+            continue
+        worst = column.max() if (column > high).any() else column.min()
+        shown.append(f"{m.name} {means[c]:.4f} (a topic: {worst:.4f})")
+        families = why.setdefault(_WHY_OUTSIDE[m.spec.name], [])
+        families += [] if m.spec.name in families else [m.spec.name]
+    if not shown:
+        return None
+    reasons = "; ".join(f"{', '.join(fams)}: {text}" for text, fams in why.items())
+    return (f"run {inf.run}: {', '.join(shown)} outside [0, 1], the range of what they "
+            f"estimate ({reasons}); kept unclipped, as clipping would bias them; their "
+            "intervals are clipped (docs/sampled-judgments.md)")
 
 
 def infer_runs(runs: Iterable[Any], qrels: SampledQrels, measures: list[Measure], *,
@@ -166,7 +218,11 @@ def infer_runs(runs: Iterable[Any], qrels: SampledQrels, measures: list[Measure]
                                                                0, -1))
                 for c, m in enumerate(boot):
                     variance[:, measures.index(m)] = reps_values[:, c].var(axis=-1, ddof=1)
-        yield Inference(run.name, topics, measures, values, variance, level)
+        inference = Inference(run.name, topics, measures, values, variance, level)
+        text = outside_note(inference)
+        if text is not None:
+            note(text)
+        yield inference
 
 
 def infer(runs: Any, qrels: Any, measures: Any, *, level: float | None = 0.95, b: int = 1000,
