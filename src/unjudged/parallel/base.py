@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pickle
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -293,7 +293,7 @@ def _sigint_ignored():
 
 
 @contextmanager
-def _signals_deferred():
+def _signals_deferred() -> Iterator[None]:
     """SIGTERM and SIGHUP that arrive inside are delivered on leaving it, to the handler in
     place outside: a stop while a cluster starts then finds the cluster whole, and can close
     it (interrupted, Dask goes on starting it in its own thread, out of reach)."""
