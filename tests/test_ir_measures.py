@@ -261,13 +261,13 @@ def test_run_level_statistics_whatever_the_list_holds():
         assert mixed[m] == pytest.approx(want[m], abs=1e-12), m
         assert aggs[m].result() == pytest.approx(want[m], abs=1e-12), m
     p5, p95 = uim.Bootstrap(nd, stat="p5", b=1000), uim.Bootstrap(nd, stat="p95", b=1000)
-    assert (round(mixed[p5], 4), round(mixed[p95], 4)) == (0.6655, 0.6807)
+    assert (round(mixed[p5], 4), round(mixed[p95], 4)) == (0.6653, 0.6819)
     assert round(mixed[uim.Expected(nd, stat="std")], 4) == 0.0049
-    # what averaging the per-query values gave before: a 3.2x larger std, a wider interval
+    # what averaging the per-query values gave before: a 2.8x larger std, a wider interval
     per_query = est[(est.topic != "all") & (est.method == "bootstrap")]
-    assert (round(per_query.p5.mean(), 4), round(per_query.p95.mean(), 4)) == (0.6622, 0.7000)
+    assert (round(per_query.p5.mean(), 4), round(per_query.p95.mean(), 4)) == (0.6622, 0.7001)
     assert round(per_query["std"].mean() / mixed[uim.Bootstrap(nd, stat="std", b=1000)], 1) \
-        == 3.2
+        == 2.8
 
 
 def test_run_level_statistics_count_left_out_queries_as_ir_measures_does():
@@ -283,7 +283,7 @@ def test_run_level_statistics_count_left_out_queries_as_ir_measures_does():
     for m, v in _stat_of(ms, est).items():
         assert got[m] == pytest.approx(v, abs=1e-12), m
     mean, median = got[uim.Bootstrap(nd, b=1000)], got[uim.Bootstrap(nd, stat="p50", b=1000)]
-    assert round(mean, 4) == 0.6118 and abs(median - mean) < 0.001
+    assert round(mean, 4) == 0.6121 and abs(median - mean) < 0.001
 
 
 def test_run_level_values_parted_from_their_run_are_refused():
