@@ -301,9 +301,9 @@ PRIOR = click.option("--prior", default=DEFAULT_PRIOR, show_default=True,
 
 
 def draw_options(f):
-    """--interval, --spread, --shared-spread, --empty-run, --grow, --trust, --cap: how the
-    bootstrap draws and what interval it reports (docs/calibration.md says how the defaults were
-    chosen). The command takes them as `**draw`, EstimateSettings' keyword arguments of the
+    """--interval, --spread, --shared-spread, --empty-run, --grow, --misfit, --trust, --cap: how
+    the bootstrap draws and what interval it reports (docs/calibration.md says how the defaults
+    were chosen). The command takes them as `**draw`, EstimateSettings' keyword arguments of the
     same names."""
     for option in reversed([
         click.option("--interval", type=click.FloatRange(0, 1, min_open=True, max_open=True),
@@ -323,6 +323,15 @@ def draw_options(f):
                      "deeper judging would: the default with --prior pool or position (the "
                      "others cannot). --no-grow keeps the pool's normalisers, so that "
                      "estimates compare with scores on the pool (seed 000)."),
+        click.option("--population", type=click.Choice(["these", "topics"]), default="these",
+                     show_default=True, help="What run-level intervals, P(A > B) and rank "
+                     "intervals cover: these topics' unjudged documents, or also the sampling "
+                     "of topics (a bootstrap over topics in every iteration)."),
+        click.option("--misfit/--no-misfit", default=True, show_default=True,
+                     help="Shift each run's prior (position, estimates) by how its judged "
+                     "documents deviate from the pool runs', with that shift's uncertainty "
+                     "drawn in every iteration, so a run unlike the pool gets a wider "
+                     "interval (docs/unjudged-documents.md)."),
         click.option("--trust", type=click.FloatRange(0, 1), default=None,
                      help="With --prior estimates:FILE, the weight of the estimates against the "
                      "topic prior [default: fitted on the judged documents that have an "

@@ -48,6 +48,29 @@ def pool_runs_of(sources, qrels, policies: Policies | None = None) -> list | Non
                           notify=lambda message: None))
 
 
+def runs_and_pool(sources, pool_sources, qrels, *, policies: Policies | None = None,
+                  names: NameMode = "tag", strict: bool = False):
+    """(the runs to estimate, the --pool-runs or None): when both name the same files (the
+    common `RUNS... --pool-runs RUNS...`), they are read once and are the same Run objects."""
+    if not pool_sources:
+        return cli_runs(sources, qrels, policies=policies, names=names, strict=strict), None
+    from unjudged.io.paths import expand_paths
+
+    def files(given) -> list | None:
+        """The regular files named, or None when anything else is (stdin, a FIFO)."""
+        found = expand_paths(list(given), lambda message: None)
+        if not all(isinstance(p, str) and os.path.isfile(p) for p in found):
+            return None
+        return sorted(os.path.realpath(p) for p in found)
+
+    mine = files(sources)
+    if mine and mine == files(pool_sources):
+        runs = list(cli_runs(sources, qrels, policies=policies, names=names, strict=strict))
+        return runs, runs
+    return (cli_runs(sources, qrels, policies=policies, names=names, strict=strict),
+            pool_runs_of(pool_sources, qrels, policies))
+
+
 class Notes:
     """Prints notes and warnings on stderr; under --strict each one is an error instead."""
 

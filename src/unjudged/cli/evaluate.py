@@ -26,7 +26,14 @@ from unjudged.cli._base import (
     write_output,
 )
 from unjudged.cli._checks import below_2_63
-from unjudged.cli._runs import baseline_name, cli_runs, run_options
+from unjudged.cli._runs import (
+    POOL_RUNS,
+    baseline_name,
+    cli_runs,
+    pool_runs_of,
+    run_options,
+    runs_and_pool,
+)
 from unjudged.cli._strategies import StrategyColumn, all_methods, methods_help
 from unjudged.cli.matrix import PAIRED_TESTS, SIGNIFICANCE
 from unjudged.strategies.registry import BASELINE, STRATEGIES
@@ -106,9 +113,10 @@ def official_measures() -> list[str]:
 @click.option("--stream-block", type=click.IntRange(1), default=None, hidden=True,
               help="Bytes read at a time with --stream.")
 @draw_options
+@POOL_RUNS
 def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties, negative,
              names, strict, judged_only, strategy, prior, b, seed, point, fmt, sort_runs, output,
-             baseline, test, correction, alpha, stream, stream_block, **draw) -> None:
+             baseline, test, correction, alpha, stream, stream_block, pool_runs, **draw) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS (without -m,
     with trec_eval's default measures)."""
     lean_arrow()
@@ -135,6 +143,9 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
                                 output)
         return write_output(render(results, fmt, per_topic=per_topic), output)
     q = read_qrels(qrels)
+    if pool_runs and strategy == BASELINE:
+        raise click.BadParameter("--pool-runs applies to estimates (--unjudged bootstrap or "
+                                 "expected), not to trec_eval's scores", param_hint="--pool-runs")
     runs = cli_runs(runs, q, policies=pol, names=names, strict=strict)
     if baseline is not None:
         runs = list(runs)  # read once, scored twice: the measures and their A_p
@@ -146,7 +157,8 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
 
         method = STRATEGIES.owner(strategy).name
         est = estimate_runs(progress(runs, "estimating"), q, ms, methods=[method],
-                            prior=prior, b=b, seed=seed, point=point, policies=pol, **draw)
+                            prior=prior, b=b, seed=seed, point=point, policies=pol,
+                            pool_runs=pool_runs_of(pool_runs, q, pol), **draw)
         results = strategy_results(est, strategy)
     results = results.sorted_runs(sort_runs)
     if fmt in TABLE_FORMATS:  # --baseline sets the table's comparisons
@@ -208,10 +220,11 @@ def _comparison(results, fmt: str, baseline: str | None, test: str, correction: 
               "topic files), for a BM25 feature.")
 @click.option("--pairs", is_flag=True, help="Print P(A > B) for every pair of runs and measure "
               "instead (run_a, run_b, measure, p_a_better), from the coupled bootstrap draws.")
+@POOL_RUNS
 def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topic, complete,
                  rel_level, depth, ties, negative, names, strict, fmt, output, samples_path,
                  plot_path, jobs, dask, workers, truth_path, corpus_path, queries_path, pairs,
-                 **draw) -> None:
+                 pool_runs, **draw) -> None:
     """Scores of RUNS under each strategy for unjudged documents: trec_eval's (nonrel),
     condensed lists, the comparable upper bound, bootstrapped distributions and guaranteed
     (not comparable) bounds."""
@@ -240,7 +253,7 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     truth = read_qrels(truth_path) if truth_path else None
     if (prior == "text") != (corpus_path is not None):
         raise click.BadParameter("--prior text and --corpus go together", param_hint="--corpus")
-    stream = cli_runs(runs, q, policies=pol, names=names, strict=strict)
+    stream, pool = runs_and_pool(runs, pool_runs, q, policies=pol, names=names, strict=strict)
     if truth is not None or prior == "text":
         stream = kept = list(stream)  # used again: the truth, or the text prior's features
     if prior == "text":
@@ -249,6 +262,7 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     with executor_from_options(jobs or workers, dask) as ex:
         est = estimate_runs(stream, q, ms, methods=chosen, prior=prior, b=b, seed=seed,
                             point=point, policies=pol, executor=ex, desc="estimating",
+                            pool_runs=pool,
                             keep_samples=bool(samples_path or plot_path or truth_path), **draw)
     if truth is not None:
         from unjudged.engine.estimate import fit_quantiles
@@ -398,7 +412,9 @@ def demo_cmd(measures, report_path) -> None:
 
     click.echo(f"\nHow far can nDCG@10 be trusted? The same runs under each strategy for "
                f"unjudged documents (unjudged estimate, b={DEMO_B}):\n{DEMO_LEGEND}\n")
-    est = estimate_runs(loaded, q, parse_measures(["nDCG@10"]), b=DEMO_B, seed=0)
+    # the demo's runs are TREC-COVID round 1's pool: they define the prior's context
+    est = estimate_runs(loaded, q, parse_measures(["nDCG@10"]), b=DEMO_B, seed=0,
+                        pool_runs=loaded)
     write_output(render_estimates(est, "table"), None)
     from unjudged.judgments.coverage import coverage
     from unjudged.report.pools import coverage_table

@@ -59,6 +59,8 @@ MODES = ("complete", "all")
 BOUND = "[nonrel, upper]"
 #: a truth this close outside an interval still counts as covered (float noise)
 EPS = 1e-9
+#: P(A > B) at which the bench counts a pair as decided
+DECIDED = 0.95
 
 Method = tuple[str, dict[str, Any]]
 
@@ -241,6 +243,9 @@ class Calibration:
     #: every truth under each method's distribution (pit_bounds)
     pit: dict[str, np.ndarray] = field(default_factory=dict)
     run_pit: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    #: (b, runs, measures) each run's value in every iteration over a mode's kept topics
+    #: (bootstrap methods): the coupled draws behind P(A > B) and rank intervals
+    run_draws: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
 
@@ -262,6 +267,7 @@ class Calibration:
         out.run_lohi = {k: v[keep] for k, v in self.run_lohi.items()}
         out.pit = {k: v[keep] for k, v in self.pit.items()}
         out.run_pit = {k: v[keep] for k, v in self.run_pit.items()}
+        out.run_draws = {k: v[:, keep] for k, v in self.run_draws.items()}
         return out
 
     def kept(self, mode: str) -> np.ndarray:
@@ -367,6 +373,8 @@ def calibrate_blocks(blocks: Sequence[tuple[Sequence[Run], Qrels]], truth: Qrels
         cal.lohi[label] = np.full(shape + (len(levels), 2), np.nan)
         cal.pit[label] = np.full(shape + (2,), np.nan)
         for mode in MODES:
+            if "expected" not in s.methods:
+                cal.run_draws[(label, mode)] = np.full((b, len(order), len(ms)), np.nan)
             cal.run_pit[(label, mode)] = np.full((len(order), len(ms), 2), np.nan)
             cal.run_point[(label, mode)] = np.full((len(order), len(ms)), np.nan)
             cal.run_lohi[(label, mode)] = np.full((len(order), len(ms), len(levels), 2), np.nan)
@@ -446,6 +454,12 @@ def _estimate_into(cal: Calibration, label: str, r: int, est: Any, tix: dict[str
         return quantile_intervals(per_iter, cal.levels), pit_bounds(per_iter, np.asarray(truth))
 
     _runs_into(cal, label, r, cols, est.point, drawn)
+    for mode in MODES:
+        keep = cal.kept(mode)[r, cols]
+        for i, m in enumerate(cal.measures):
+            if keep[:, i].any() and (label, mode) in cal.run_draws:
+                cal.run_draws[(label, mode)][:, r, i] = aggregate(
+                    samples[:, keep[:, i], i], m.spec.aggregate, axis=1)
 
 
 def _runs_into(cal: Calibration, label: str, r: int, cols: np.ndarray, point: np.ndarray,
@@ -545,7 +559,9 @@ def columns(levels: Sequence[float] = LEVELS) -> list[str]:
             + [f"width{n}" for n in names]
             + ["on_end90", "rmse", "bound_width", "narrower90", "runs"]
             + [f"run_cover{n}" for n in names] + [f"run_rcover{n}" for n in names]
-            + [f"run_width{n}" for n in names] + ["run_rmse", "run_bound_width"])
+            + [f"run_width{n}" for n in names] + ["run_rmse", "run_bias", "run_bound_width",
+                                                   "tau", "decided", "decided_agree",
+                                                   "rank_cover90"])
 
 
 def summary_rows(cal: Calibration, mode: str = "complete") -> list[dict[str, Any]]:
@@ -589,6 +605,11 @@ def summary_rows(cal: Calibration, mode: str = "complete") -> list[dict[str, Any
                   cal.run_point[(label, mode)][ok, i], run_truth)
             run_pit = cal.run_pit[(label, mode)][ok, i] if label in cal.pit else None
             _randomised(row, "run_", names, cal.levels, run_pit)
+            run_point = cal.run_point[(label, mode)][ok, i]
+            row["run_bias"] = _mean(run_point - run_truth)
+            draws = cal.run_draws.get((label, mode))
+            row.update(order_stats(run_point, run_truth,
+                                   None if draws is None else draws[:, ok, i]))
             row["run_bound_width"] = run_bound_width
             rows.append(row)
     return rows
@@ -603,6 +624,40 @@ def _fill(row: dict[str, Any], prefix: str, names: list[str], lohi: np.ndarray,
         row[f"{prefix}width{n}"] = float(width[k])
     row[f"{prefix}rmse"] = float(np.sqrt(np.mean((point - truth) ** 2))) if truth.size \
         else float("nan")
+
+
+def order_stats(point: np.ndarray, truth: np.ndarray, draws: np.ndarray | None
+                ) -> dict[str, float]:
+    """How well the runs' order is told: Kendall's tau of the point estimates against the
+    truths; from coupled (b, runs) draws, the pairs with P(A > B) >= 0.95 (decided), the
+    share of them the truths order alike, and the share of runs whose true rank lies in
+    their 90% rank interval (NaN without draws).
+
+    Example:
+        >>> d = np.array([[0.3, 0.2, 0.1], [0.31, 0.19, 0.12]])
+        >>> s = order_stats(d.mean(axis=0), np.array([0.3, 0.1, 0.2]), d)
+        >>> s["decided"], round(s["decided_agree"], 3), round(s["rank_cover90"], 3)
+        (3, 0.667, 0.333)
+    """
+    from scipy.stats import kendalltau
+
+    out: dict[str, float] = {"tau": float("nan"), "decided": 0,
+                             "decided_agree": float("nan"), "rank_cover90": float("nan")}
+    if truth.size >= 2:
+        out["tau"] = float(kendalltau(point, truth).statistic)
+    if draws is None or truth.size < 2:
+        return out
+    from unjudged.engine.pairs import pair_probabilities, rank_intervals
+
+    p = pair_probabilities(draws)
+    a, b = np.nonzero(p >= DECIDED)
+    out["decided"] = int(a.size)
+    if a.size:
+        out["decided_agree"] = float(np.mean(truth[a] > truth[b]))
+    ranks = rank_intervals(draws, 0.9)
+    true_rank = 1 + (truth[None, :] > truth[:, None]).sum(axis=1)  # ties share the best
+    out["rank_cover90"] = float(np.mean((ranks[:, 0] <= true_rank) & (true_rank <= ranks[:, 1])))
+    return out
 
 
 def _randomised(row: dict[str, Any], prefix: str, names: list[str],

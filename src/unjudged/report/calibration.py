@@ -25,7 +25,8 @@ def _run_columns(levels: Sequence[float]) -> list[str]:
     n = _names(levels)
     return (["collection", "truth", "measure", "method", "runs"] + [f"run_cover{x}" for x in n]
             + [f"run_rcover{x}" for x in n] + [f"run_width{x}" for x in n]
-            + ["run_rmse", "run_bound_width"])
+            + ["run_rmse", "run_bias", "run_bound_width", "tau", "decided", "decided_agree",
+               "rank_cover90"])
 
 
 def render_calibration(rows: list[dict[str, Any]], columns: list[str],
@@ -49,7 +50,10 @@ def render_calibration(rows: list[dict[str, Any]], columns: list[str],
                         "RMSE of the point estimate, mean width of [nonrel, upper], "
                         "1 - width90 / that")
     runs = render_rows(rows, _run_columns(levels), lead=4, decimals=3,
-                       title="per run (mean over the topics the truth mode keeps)")
+                       title="per run (mean over the topics the truth mode keeps): coverage, "
+                       "width, RMSE and bias of the run means; Kendall's tau against the truth; "
+                       "pairs with P(A > B) >= 0.95 and the share the truth orders alike; "
+                       "share of runs whose true rank is in their 90% rank interval")
     return f"{head}{pairs}\n{runs}"
 
 
