@@ -209,8 +209,13 @@ def _regrown(pool: Pool, got: np.ndarray, base: np.ndarray, rows: np.ndarray,
         g = np.minimum(grades.reshape(-1).astype(np.int64), width - 1)
         rel = g > 0  # the growth counts relevant grades only (grade 0 adds no document)
         np.add.at(delta, ((it * n + cell) * width + g)[rel], sign)
-    total = counts + delta.reshape(m, n, width)
-    laid = _laid_out(total, pool.sorted_grades.shape[-1])
+    delta = delta.reshape(m, n, width)
+    changed = np.flatnonzero(delta.any(axis=(0, 2)))  # only these topics are laid out again
+    if changed.size == 0:
+        return pool
+    total = counts + delta
+    laid = np.array(pool.sorted_grades)
+    laid[:, changed] = _laid_out(total[:, changed], laid.shape[-1])
     return GrownPool(pool.topics, laid, pool.num_unjudged, total)
 
 

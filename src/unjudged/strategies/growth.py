@@ -192,19 +192,33 @@ class Growth:
         keys, owner, p = model.keys[rows], model.topic[rows], p_of(rows)
         order = np.argsort(owner, kind="stable")
         keys, owner, p = keys[order], owner[order], p[order]
+        # vectorised over the documents of many topics at once (a loop per topic cost 1 ms a
+        # topic: 100 s at 100,000 topics), in blocks of whole topics of about _CELLS / b
+        # documents, so that no two blocks (drawn in two threads) write the same topic
         bounds = np.searchsorted(owner, np.arange(len(topics) + 1))
+        cells = max(1, _CELLS // max(b, 1))
+        cut = np.flatnonzero(np.diff(bounds[1:] // cells) != 0) + 1  # topics starting a block
+        edges = np.unique(np.r_[0, cut, len(topics)])
 
-        def draw(t: int) -> None:  # vectorised over the topic's documents and the draws
-            a, z = int(bounds[t]), int(bounds[t + 1])
-            step = max(1, _CELLS // max(z - a, 1))
-            for i0 in range(0, b if z > a else 0, step):
-                i1 = min(b, i0 + step)
-                got = requests(keys[a:z], p[a:z], [topics[t]], np.zeros(z - a, np.int64), how,
-                               i0, i1)
+        def draw(block: int) -> None:
+            t0, t1 = int(edges[block]), int(edges[block + 1])
+            a, z = int(bounds[t0]), int(bounds[t1])
+            if z == a:
+                return
+            mine = owner[a:z]
+            first = np.flatnonzero(np.r_[True, mine[1:] != mine[:-1]])
+            ts = mine[first]  # the block's topics with documents, each once (owners sorted)
+            local = np.repeat(np.arange(first.size), np.diff(np.append(first, mine.size)))
+            names = [topics[t] for t in ts.tolist()]
+            iters = max(1, _CELLS // (z - a))
+            for i0 in range(0, b, iters):
+                i1 = min(b, i0 + iters)
+                got = requests(keys[a:z], p[a:z], names, local, how, i0, i1)
                 for g in range(1, levels):
-                    counts[i0:i1, t, g] += (got == g).sum(axis=-1)
+                    per = np.add.reduceat((got == g).astype(np.int32), first, axis=1)
+                    counts[i0:i1, ts, g] += per
 
-        _per_topic(draw, range(len(topics)))
+        _per_topic(draw, range(edges.size - 1))
 
     @staticmethod
     def _draw_sums(counts: np.ndarray, rows: np.ndarray, p_of: Probabilities,
