@@ -375,12 +375,15 @@ def _finish(parsed: Parsed, reason: str) -> Parsed:
 def run_rankings(rows: list[tuple[str, str, float]], ties: str = "trec_eval",
                  ranks: list[int] | None = None) -> dict[str, list[tuple[str, float]]]:
     """{qid: [(docno, score), ...]} in ranking order. `ties` (the project's policies):
-    "trec_eval": score descending compared as C floats (single precision), ties by docno
-    descending in byte order; "docno": score descending, ties by docno ascending; "file": the
+    "trec_eval": score descending compared as C doubles (trec_eval 10.0), ties by docno
+    descending in byte order; "trec_eval9": the same with scores compared as C floats (single
+    precision, trec_eval 9); "docno": score descending, ties by docno ascending; "file": the
     file's order; "rank": the rank column (`ranks`) ascending, ties in file order.
 
     >>> run_rankings([("1", "a", 1.0), ("1", "b", 1.00000001), ("1", "c", 2.0)])
     {'1': [('c', 2.0), ('b', 1.00000001), ('a', 1.0)]}
+    >>> run_rankings([("1", "b", 1.0), ("1", "a", 1.00000001)], "trec_eval9")
+    {'1': [('b', 1.0), ('a', 1.00000001)]}
     >>> run_rankings([("1", "a", 1.0), ("1", "b", 1.00000001)], "docno")
     {'1': [('b', 1.00000001), ('a', 1.0)]}
     """
@@ -395,6 +398,9 @@ def run_rankings(rows: list[tuple[str, str, float]], ties: str = "trec_eval",
             ranking.sort(key=lambda d: d[1], reverse=True)
         elif ties == "trec_eval":
             ranking.sort(key=lambda d: d[0].encode(), reverse=True)  # stable: docno the tie
+            ranking.sort(key=lambda d: d[1], reverse=True)
+        elif ties == "trec_eval9":
+            ranking.sort(key=lambda d: d[0].encode(), reverse=True)
             with np.errstate(over="ignore"):  # beyond float's range: inf, as C's cast gives
                 ranking.sort(key=lambda d: float(np.float32(d[1])), reverse=True)
     return {q: [(d, s) for d, s, _ in ranking] for q, ranking in out.items()}

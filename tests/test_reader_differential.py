@@ -407,7 +407,7 @@ def test_qrels_read_or_name_the_first_bad_line(data):
 
 
 @SETTINGS
-@given(st.data(), st.sampled_from(["docno", "file", "rank"]))
+@given(st.data(), st.sampled_from(["docno", "file", "rank", "trec_eval9"]))
 def test_runs_under_every_tie_policy(data, ties):
     text = data.draw(run_files(only_good=data.draw(st.booleans()), ranks=ties == "rank"))
     parsed = ref.parse_run(text, ties=ties)

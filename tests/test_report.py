@@ -95,7 +95,9 @@ def test_rank_intervals_and_reversed_order():
     q = read_qrels({t: {"r": 1, "n": 0} for t in topics})
     runs = [read_run({t: {doc: 1.0} for t in topics}, name=name)
             for name, doc in (("C", "r"), ("A", "n"), ("B", "u"))]
-    d = build_report(runs, q, ["P@1"], b=2000, seed=1, topic_panels=0)
+    # (without each run's misfit, whose shared shift makes B's five draws move together)
+    d = build_report(runs, q, ["P@1"], b=2000, seed=1, topic_panels=0,
+                     draw={"misfit": False})
     board = d.leaderboards["P@1"]
     assert [r["run"] for r in board] == ["C", "A", "B"]
     assert [(r["rank_lo"], r["rank_hi"]) for r in board] == [(1, 1), (3, 3), (2, 2)]
@@ -254,14 +256,15 @@ def test_tiny_p_values_print_as_below_0001():
                        table_id="t")
     assert "<td>&lt;0.0001</td><td></td><td></td><td>0.0400</td>" in cells
     assert "<td>0.0000</td>" in cells  # a difference is no p-value: 4 decimals as before
-    # the demo's udel_fang_run1 against BERT: nDCG@10 differs by 0.31, paired t-test p = 5.7e-9
+    # the demo's udel_fang_run1 against BERT: nDCG@10 differs by 0.31, paired t-test p = 5.9e-9
+    # (trec_eval 10.0's ties: BERT's near-tied scores ordered in double precision)
     d = _example_report(b=20, topic_panels=0)
     tiny = [r for r in d.pairs["nDCG@10"] if r["p"] < 1e-4]
     assert [(r["run"], r["baseline"]) for r in tiny] == [("udel_fang_run1", "BERT")]
     page = render_report(d, {"command": "t"})
     pairs = page.html[page.html.index('id="pairs-'):page.html.index('id="topics"')]
     assert "<td>&lt;0.0001</td>" in pairs and "<td>0.0000</td>" not in pairs
-    assert tiny[0]["p"] == pytest.approx(5.737e-9, rel=1e-3)
+    assert tiny[0]["p"] == pytest.approx(5.881e-9, rel=1e-3)
     # the --tables files keep the full value
     from unjudged.report.html.tables import text_tables
 

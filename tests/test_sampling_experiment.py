@@ -215,7 +215,7 @@ def test_experiment_command_formats_details_and_errors(files):
         "unjudged: error: none of the contributing runs is among the runs: the depth pools "
         "would be empty"]
     bad = CliRunner().invoke(main, base + ["--seed", "-1"])
-    assert bad.exit_code == 2 and "-1 is negative" in bad.output
+    assert bad.exit_code == 2 and "expected a whole number >= 0, not -1" in bad.output
     (tmp / "pool.txt").write_text("A x\n")
     bad = CliRunner().invoke(main, base)
     assert bad.exit_code == 2 and bad.stderr.strip().endswith(

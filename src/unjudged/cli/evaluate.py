@@ -443,8 +443,8 @@ def demo_cmd(measures, report_path) -> None:
 
         report_path = fresh_file("unjudged-demo-", "-report.html")  # written over below
     path = os.path.abspath(report_path)
-    write_report(qrels, runs, ["nDCG@10", "P@5"], path, b=DEMO_B, seed=0,
+    write_report(qrels, runs, ["nDCG@10", "P@5"], path, b=DEMO_B, seed=0, pool_runs=runs,
                  command=f"unjudged report {qrels} {' '.join(runs)} -m nDCG@10 -m P@5 "
-                 f"-b {DEMO_B} -o {path}")
+                 f"-b {DEMO_B} -o {path} --pool-runs " + " --pool-runs ".join(runs))
     click.echo(f"\nThe whole picture as one self-contained page (unjudged report):\n{path}")
 

@@ -169,6 +169,8 @@ class RunEstimate:
     #: deviation of the part of each that all topics share (see Moments.moments)
     variances: dict[str, np.ndarray] = field(default_factory=dict)
     shared: dict[str, np.ndarray] = field(default_factory=dict)
+    #: notes said while estimating it in a worker process (estimate_all says them)
+    notes: list[str] = field(default_factory=list, repr=False)
 
     def summary(self, method: str) -> np.ndarray:
         """Run-level value per measure of a deterministic column."""
@@ -781,8 +783,8 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         >>> q = read_qrels({"t": {"a": 1, "b": 0}})
         >>> est = estimate_all([read_run({"t": {"a": 2.0, "x": 1.0}})], q, parse_measures("P@2"),
         ...                    EstimateSettings(methods=("bootstrap",), b=50, seed=1))
-        >>> est.methods, float(est.runs[0].run_point[0])  # x drawn relevant half the time
-        (('bootstrap',), 0.75)
+        >>> est.methods, float(est.runs[0].run_point[0])  # x relevant about half the time
+        (('bootstrap',), 0.77)
     """
     from unjudged.parallel import SerialExecutor
 
@@ -827,10 +829,18 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         out = executor.map(_estimate_task, runs, desc=desc, chunksize=1,
                            shared=_Shared(qrels, measures, pools, settings, shared_context,
                                           reference))
+        from unjudged.errors import note
+
+        for message in dict.fromkeys(m for r in out for m in r.notes):
+            note(message)
     label = (settings.prior if settings.estimates is None
              else f"{ESTIMATES}:{estimates_name(settings.estimates)}")
     return Estimates(out, settings.methods, label, settings.b, settings.seed,
-                     settings.point, settings.interval, shared_context, bool(settings.grow),
+                     settings.point, settings.interval,
+                     # each run alone: no context to hand on (another estimate builds each
+                     # run's own again)
+                     None if reference is not None and reference.context is None
+                     else shared_context, bool(settings.grow),
                      _reference_label(reference, settings), settings.population)
 
 
@@ -890,11 +900,24 @@ def note_qrels(qrels: Qrels, rel_level: int = 1) -> None:
 
 
 def _estimate_task(shared: _Shared, run: Run) -> RunEstimate:
+    import warnings
+
+    from unjudged.errors import UnjudgedWarning
+
     key = tuple(evaluated_topics(run, shared.qrels, shared.settings.policies.complete))
-    context = shared.context if shared.reference is None else \
-        shared.reference.context_for(run, shared.qrels, shared.measures, shared.settings)
-    return estimate_with(run, shared.qrels, shared.measures, shared.settings,
-                         pool=shared.pools[key], context=context)
+    # a worker's notes (a fitted trust, a fallback) would be lost with its process: they
+    # travel back with the estimate and the caller says them
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", UnjudgedWarning)
+        context = shared.context if shared.reference is None else \
+            shared.reference.context_for(run, shared.qrels, shared.measures, shared.settings)
+        out = estimate_with(run, shared.qrels, shared.measures, shared.settings,
+                            pool=shared.pools[key], context=context)
+    out.notes = [str(w.message) for w in seen if issubclass(w.category, UnjudgedWarning)]
+    for w in seen:  # anything else as it came
+        if not issubclass(w.category, UnjudgedWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return out
 
 
 def strategy_results(est: Estimates, method: str):

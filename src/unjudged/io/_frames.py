@@ -17,7 +17,14 @@ import numpy as np
 import pyarrow as pa
 
 from unjudged.errors import FormatError
-from unjudged.io._validate import GRADE_RANGE, grade_problem, score_problem
+from unjudged.io._validate import (
+    GRADE_RANGE,
+    SCORE_TEXT,
+    grade_number,
+    grade_problem,
+    score_number,
+    score_problem,
+)
 
 
 def is_frame(obj: Any) -> bool:
@@ -106,8 +113,6 @@ def score_column(series: Any, source: str) -> pa.Array:
     elif kind != "b" and pd.api.types.infer_dtype(series, skipna=False) == "string":
         import pyarrow.compute as pc
 
-        from unjudged.io.runs import SCORE_TEXT
-
         text = pa.array(series.to_numpy(dtype=object), pa.string())
         good = pc.match_substring_regex(text, SCORE_TEXT)
         numbers = pc.cast(pc.if_else(good, text, "nan"), pa.float64())
@@ -118,12 +123,10 @@ def score_column(series: Any, source: str) -> pa.Array:
             raise FormatError(source, None, f"{score_problem(text[row].as_py())} "
                               f"{_where(row, series.name)}, expected a number")
     else:
-        from unjudged.io.runs import _score
-
         values = np.empty(len(series), dtype=np.float64)
         for row, v in enumerate(series.tolist()):
             try:
-                values[row] = _score(v, source)
+                values[row] = score_number(v, source)
             except FormatError as exc:
                 raise FormatError(source, None, f"{exc.message.split(', expected')[0]} "
                                   f"{_where(row, series.name)}, expected a number") from None
@@ -154,8 +157,6 @@ def grade_column(series: Any, source: str, strict: bool) -> pa.Array:
     if kind == "f" and not strict and np.all(np.isfinite(values) & (values % 1 == 0)
                                               & (np.abs(values) < 2.0**53)):
         return grade_column(pd.Series(values.astype(np.int64), name=series.name), source, True)
-    from unjudged.io.qrels import _number
-
     texts = kind not in "bf" and pd.api.types.infer_dtype(series, skipna=False) == "string"
     cache: dict[Any, int] = {}  # a handful of distinct grades: each checked once
     out = np.empty(len(series), dtype=np.int64)
@@ -165,7 +166,7 @@ def grade_column(series: Any, source: str, strict: bool) -> pa.Array:
             out[row] = cache[key]
             continue
         try:
-            out[row] = _number(v, source, strict)
+            out[row] = grade_number(v, source, strict)
         except FormatError as exc:
             raise FormatError(source, None, f"{exc.message.split(', expected')[0]} "
                               f"{_where(row, series.name)}, expected an integer grade") from None

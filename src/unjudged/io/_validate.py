@@ -222,3 +222,39 @@ def row_error(path: str, data: Any, row: int, message: str,
         if earlier is not None:
             return earlier
     return FormatError(path, line_of_row(data, row), message)
+
+
+#: a score as text: what TREC text and every table column holds
+SCORE_TEXT = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
+
+
+def grade_number(value: Any, source: str, strict: bool = False) -> int:
+    """A grade given as a Python value: an integer, or text by the file rules (`strict`: a
+    value from a file, where a float such as 1.0 is no grade, as in TREC text)."""
+    import numpy as np
+
+    integral = (isinstance(value, (int, np.integer))
+                and not isinstance(value, (bool, np.bool_))) or (
+        not strict and isinstance(value, (float, np.floating)) and math.isfinite(value)
+        and float(value).is_integer())
+    text = str(int(value)) if integral else str(value)  # a number is then checked for range
+    problem = grade_problem(text)
+    if problem:
+        raise FormatError(source, None, f"{problem}, expected an integer grade")
+    return int(text)
+
+
+def score_number(value: Any, source: str) -> float:
+    """A score given as a Python value: a number, or text by the file rules."""
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)):  # True is no score (a TREC field "true" is not)
+        raise FormatError(source, None, f"score {value!r} is not a number, expected a number")
+    if isinstance(value, (str, bytes)):
+        problem = score_problem(value)
+        if problem:
+            raise FormatError(source, None, f"{problem}, expected a number")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise FormatError(source, None, f"score {value!r} is not a number") from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -17,7 +16,14 @@ from unjudged.io._columns import TOPIC_TYPE, load_table
 from unjudged.io._csv import read_frame
 from unjudged.io._frames import as_pandas
 from unjudged.io._source import display_name, readable
-from unjudged.io._validate import QRELS, Layout, grade_problem, grade_value, row_error
+from unjudged.io._validate import (
+    QRELS,
+    Layout,
+    grade_number,
+    grade_problem,
+    grade_value,
+    row_error,
+)
 from unjudged.io.irds import dataset_name, is_irds_source
 from unjudged.io.paths import not_trec, tabular_kind
 from unjudged.io.records import QRELS_FIELDS, is_records, nested_mapping, record_columns
@@ -50,7 +56,7 @@ def read_qrels(source: Any) -> Qrels:
             raise FormatError("<dict>", None, f"topic {odd[0]!r} maps to "
                               f"{type(odd[1]).__name__} {str(odd[1])[:40]}, expected a dict "
                               "{qid: {docno: grade}}")
-        rows = [(str(q), "0", str(d), _number(g, "<dict>")) for q, docs in source.items()
+        rows = [(str(q), "0", str(d), grade_number(g, "<dict>")) for q, docs in source.items()
                 for d, g in docs.items()]
         cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [[], [], [], []]
         qid, group, docno = (pa.array(list(c), pa.string()) for c in cols[:3])
@@ -193,23 +199,9 @@ def _grades(column, path: str, data: Any, layout: Layout) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int32)
 
 
-def _number(value: Any, source: str, strict: bool = False) -> int:
-    """A grade given as a Python value: an integer, or text by the file rules (`strict`: a
-    value from a file, where a float such as 1.0 is no grade, as in TREC text)."""
-    integral = (isinstance(value, (int, np.integer))
-                and not isinstance(value, (bool, np.bool_))) or (
-        not strict and isinstance(value, (float, np.floating)) and math.isfinite(value)
-        and float(value).is_integer())
-    text = str(int(value)) if integral else str(value)  # a number is then checked for range
-    problem = grade_problem(text)
-    if problem:
-        raise FormatError(source, None, f"{problem}, expected an integer grade")
-    return int(text)
-
-
 def _from_records(records: Any, source: str) -> Qrels:
     cols = record_columns(records, QRELS_FIELDS, source)
-    grades = [_number(g, source) for g in cols["grade"]]
+    grades = [grade_number(g, source) for g in cols["grade"]]
     group = ["0" if g is None else str(g) for g in cols["group"]]
     return build_qrels(pa.array([str(v) for v in cols["qid"]], pa.string()),
                        pa.array(group, pa.string()),

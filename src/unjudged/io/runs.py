@@ -29,12 +29,13 @@ from unjudged.io._source import data_lines, display_name, first_data_line, reada
 from unjudged.io._validate import (
     RANKED_RUN,
     RUN,
+    SCORE_TEXT,
     field_text,
     first_bad_float,
     first_bad_int,
     line_of_row,
     row_error,
-    score_problem,
+    score_number,
 )
 from unjudged.io.irds import dataset_name, is_irds_source
 from unjudged.io.paths import (  # noqa: F401
@@ -300,7 +301,6 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
 
 
 # a score's text (unjudged.io._validate's rule, anchored for Arrow's regex engine)
-SCORE_TEXT = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 
 
 def _ranks(column, path: str, data: Any) -> np.ndarray:
@@ -354,7 +354,7 @@ def _from_frame(frame, name: str | None, ties: TieBreak, qrels: Qrels | None,
 def _from_records(records: Any, name: str, source: str, ties: TieBreak,
                   qrels: Qrels | None) -> Run:
     cols = record_columns(records, RUN_FIELDS, source)
-    scores = [_score(v, source) for v in cols["score"]]
+    scores = [score_number(v, source) for v in cols["score"]]
     return build_run(pa.array([str(v) for v in cols["qid"]], pa.string()),
                      pa.array([str(v) for v in cols["docno"]], pa.string()),
                      pa.array(scores, pa.float64()), None, name=name, source=source,
@@ -367,21 +367,9 @@ def _from_dict(mapping: dict, name: str, ties: TieBreak, qrels: Qrels | None) ->
         for doc, s in ranking.items():
             qids.append(str(q))
             docs.append(str(doc))
-            scores.append(_score(s, "<dict>"))
+            scores.append(score_number(s, "<dict>"))
     return build_run(pa.array(qids, pa.string()), pa.array(docs, pa.string()),
                      pa.array(scores, pa.float64()), None, name=name, source="<dict>", ties=ties,
                      qrels=qrels)
 
 
-def _score(value: Any, source: str) -> float:
-    """A score given as a Python value: a number, or text by the file rules."""
-    if isinstance(value, (bool, np.bool_)):  # True is no score (a TREC field "true" is not)
-        raise FormatError(source, None, f"score {value!r} is not a number, expected a number")
-    if isinstance(value, (str, bytes)):
-        problem = score_problem(value)
-        if problem:
-            raise FormatError(source, None, f"{problem}, expected a number")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise FormatError(source, None, f"score {value!r} is not a number") from None

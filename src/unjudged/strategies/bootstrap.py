@@ -178,12 +178,12 @@ def samples(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
         keys = how.keys[t0:t1][rows, cols]
         p = cell_probabilities(part, how, how.model, rows, keys, levels)
         got = requests(keys, p, part.topics, rows, how, i0, i1)
-        if pool is not None and how.run_shift is not None:
+        if pool is not None and how.growth is not None and how.run_shift is not None:
             # the grown normalisers counted these documents as drawn without the run's shift:
             # count them as this run draws them, so its relevant documents are all in its
             # normaliser
             base = requests(keys, p, part.topics, rows, replace(how, run_shift=None), i0, i1)
-            pool = _regrown(pool, got, base, rows, levels)
+            pool = how.growth.regrown(pool, got, base, rows)
     out = {}
     for capped in kinds:
         grades = np.repeat(g[None], m, axis=0)
@@ -192,31 +192,6 @@ def samples(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
         batch = part.with_grades(grades)
         out[capped] = batch if pool is None else replace(batch, pool=pool)
     return out
-
-
-def _regrown(pool: Pool, got: np.ndarray, base: np.ndarray, rows: np.ndarray,
-              levels: int) -> Pool:
-    """A grown pool (unjudged.strategies.growth.GrownPool) whose counts take the grades
-    `got` instead of `base` ((iterations, cells) of topics `rows`)."""
-    from unjudged.strategies.growth import GrownPool, _laid_out
-
-    counts = pool.counts  # type: ignore[attr-defined]
-    m, n, width = counts.shape[0], counts.shape[1], counts.shape[-1]
-    it = np.repeat(np.arange(m), rows.size)
-    cell = np.tile(rows, m)
-    delta = np.zeros(m * n * width, dtype=np.int64)
-    for grades, sign in ((got, 1), (base, -1)):
-        g = np.minimum(grades.reshape(-1).astype(np.int64), width - 1)
-        rel = g > 0  # the growth counts relevant grades only (grade 0 adds no document)
-        np.add.at(delta, ((it * n + cell) * width + g)[rel], sign)
-    delta = delta.reshape(m, n, width)
-    changed = np.flatnonzero(delta.any(axis=(0, 2)))  # only these topics are laid out again
-    if changed.size == 0:
-        return pool
-    total = counts + delta
-    laid = np.array(pool.sorted_grades)
-    laid[:, changed] = _laid_out(total[:, changed], laid.shape[-1])
-    return GrownPool(pool.topics, laid, pool.num_unjudged, total)
 
 
 def cell_probabilities(part: Judged, how: Drawing, model: PositionModel | None,

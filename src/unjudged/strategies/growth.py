@@ -254,6 +254,30 @@ class Growth:
 
         _per_topic(draw, np.unique(owner).tolist())
 
+    def regrown(self, pool: Pool, got: np.ndarray, base: np.ndarray, rows: np.ndarray
+                ) -> Pool:
+        """A pool laid out by `pool` (a GrownPool of this growth) whose counts take the
+        grades `got` instead of `base` ((iterations, cells) of topics `rows`): a run whose
+        own shift (unjudged.strategies.misfit) drew its documents otherwise than the growth
+        did counts them as it drew them."""
+        counts = pool.counts  # type: ignore[attr-defined]
+        m, n, width = counts.shape[0], counts.shape[1], counts.shape[-1]
+        it = np.repeat(np.arange(m), rows.size)
+        cell = np.tile(rows, m)
+        delta = np.zeros(m * n * width, dtype=np.int64)
+        for grades, sign in ((got, 1), (base, -1)):
+            g = np.minimum(grades.reshape(-1).astype(np.int64), width - 1)
+            rel = g > 0  # the growth counts relevant grades only (grade 0 adds no document)
+            np.add.at(delta, ((it * n + cell) * width + g)[rel], sign)
+        delta = delta.reshape(m, n, width)
+        changed = np.flatnonzero(delta.any(axis=(0, 2)))  # only these are laid out again
+        if changed.size == 0:
+            return pool
+        total = counts + delta
+        laid = np.array(pool.sorted_grades)
+        laid[:, changed] = _laid_out(total[:, changed], laid.shape[-1])
+        return GrownPool(pool.topics, laid, pool.num_unjudged, total)
+
     def __getstate__(self) -> dict:
         # workers lay out their own (and a lock does not travel)
         return {**self.__dict__, "_pools": {}, "_lock": None}
