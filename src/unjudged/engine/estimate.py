@@ -596,13 +596,16 @@ def run_print(run: Run) -> bytes:
     its name or scores, which change no feature of the prior)."""
     import hashlib
 
-    from unjudged.strategies.keys import string_keys
+    from unjudged.strategies.position import doc_keys
 
-    h = hashlib.blake2b(digest_size=16)
-    h.update("\0".join(run.topics).encode("utf-8", "surrogatepass"))
-    h.update(np.asarray(run.offsets, dtype=np.int64).tobytes())
-    h.update(string_keys(run.docno).tobytes())
-    return h.digest()
+    held = run.__dict__.get("_print")
+    if held is None:
+        h = hashlib.blake2b(digest_size=16)
+        h.update("\0".join(run.topics).encode("utf-8", "surrogatepass"))
+        h.update(np.asarray(run.offsets, dtype=np.int64).tobytes())
+        h.update(doc_keys(run).tobytes())
+        held = run.__dict__["_print"] = h.digest()
+    return held
 
 
 @dataclass(frozen=True)

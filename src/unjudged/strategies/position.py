@@ -80,7 +80,18 @@ def _row_keys(run: Run, index: dict[str, int], tk: np.ndarray, depth: int | None
     if depth is not None:
         keep &= rank < depth
     topic = row_topic[keep]
-    return combine(tk[topic], string_keys(run.docno)[keep]), topic, rank[keep]
+    return combine(tk[topic], doc_keys(run)[keep]), topic, rank[keep]
+
+
+def doc_keys(run: Run) -> np.ndarray:
+    """The 64-bit hash of each of `run`'s docnos in rank order (strategies.keys), computed
+    once per run: the prior's model, each run's draws and its misfit all read them."""
+    held = run.__dict__.get("_doc_keys")
+    if held is None:
+        held = string_keys(run.docno)
+        held.setflags(write=False)
+        run.__dict__["_doc_keys"] = held
+    return held
 
 
 def _index(topics: Sequence[str]) -> dict[str, int]:
