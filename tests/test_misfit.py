@@ -52,8 +52,8 @@ def example():
 def _est(runs, q, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnjudgedWarning)
-        return estimate_runs(runs, q, parse_measures(["nDCG@10", "AP"]), methods=["bootstrap"],
-                             b=400, seed=1, pool_runs=runs, **kw)
+        return estimate_runs(runs, q, parse_measures(["nDCG@10", "AP@100"]),
+                             methods=["bootstrap"], b=200, seed=1, pool_runs=runs, **kw)
 
 
 def test_misfit_widens_the_run_intervals(example):
@@ -72,7 +72,7 @@ def test_misfit_widens_the_run_intervals(example):
 def test_cli_no_misfit_is_the_former_draws(example):
     qp, rp, q, runs = example
     pool = [a for p in rp for a in ("--pool-runs", p)]
-    r = CliRunner().invoke(main, ["estimate", qp, rp[0], "-m", "AP", "-b", "400", "--seed", "1",
+    r = CliRunner().invoke(main, ["estimate", qp, rp[0], "-m", "AP@100", "-b", "200", "--seed", "1",
                                   "--methods", "bootstrap", "-f", "tsv", "--no-misfit"] + pool)
     assert r.exit_code == 0, r.output
     row = [x.split("\t") for x in r.stdout.splitlines() if "\tall\t" in x][0]
