@@ -109,8 +109,9 @@ def covid(executor: Any, b: int, seed: int, quick: bool) -> list[dict[str, Any]]
     return _rows(cal, ("complete", "all"))
 
 
-def logo(executor: Any, b: int, seed: int, quick: bool) -> list[dict[str, Any]]:
-    from unjudged.experiments.calibration import calibrate_blocks
+def logo_blocks() -> tuple[list[tuple[list, Any]], list, Any]:
+    """Leave-one-group-out on round 1: (per group, its runs and qrels-rnd1 without the
+    judgments only that group brought in; the 56 contributing runs; qrels-rnd1)."""
     from unjudged.io import read_qrels, read_runs
     from unjudged.judgments.pools import build_pool
 
@@ -126,6 +127,13 @@ def logo(executor: Any, b: int, seed: int, quick: bool) -> list[dict[str, Any]]:
         mine = [r for r in runs if team[r.name] == g]
         if mine:
             blocks.append((mine, q1.without(keys[(pool.only_group == i) & (keys >= 0)])))
+    return blocks, runs, q1
+
+
+def logo(executor: Any, b: int, seed: int, quick: bool) -> list[dict[str, Any]]:
+    from unjudged.experiments.calibration import calibrate_blocks
+
+    blocks, runs, q1 = logo_blocks()
     if quick:
         blocks = blocks[::3]
     # the position prior sees every pooled run (each on the group's reduced qrels), as it

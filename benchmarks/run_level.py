@@ -29,7 +29,6 @@ their 90% rank interval. The ``trec_eval`` row is the nonrel score (and its boun
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import time
@@ -39,7 +38,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from calibration import COVID1, DATA, LEADERBOARD, LOGO_DEPTH, QRELS_RND1  # noqa: E402
+from calibration import DATA, QRELS_RND1, logo_blocks  # noqa: E402
 from text_pools import POOL_MODELS, covid_setting, shallow_pool  # noqa: E402
 
 MEASURES = ("nDCG@10", "P@10", "AP@100", "RBP(p=0.8)@25")
@@ -79,21 +78,9 @@ def covid(ex: Any, b: int, seed: int) -> list[dict[str, Any]]:
 
 def logo(ex: Any, b: int, seed: int) -> list[dict[str, Any]]:
     from unjudged.experiments.calibration import calibrate_blocks
-    from unjudged.io import read_runs
-    from unjudged.judgments.pools import build_pool
 
-    runs, q1, truth = covid_setting(DATA)
-    with open(LEADERBOARD, newline="") as fh:
-        board = list(csv.DictReader(fh))
-    team = {r["run"]: r["team"] for r in board if r["contributed judgments"].strip() == "yes"}
-    runs = [r for r in read_runs([COVID1 / "runs"], qrels=q1) if r.name in team]
-    pool = build_pool(runs, LOGO_DEPTH, groups=team)
-    keys = pool.qrels_keys(q1)
-    blocks = []
-    for i, g in enumerate(pool.groups):
-        mine = [r for r in runs if team[r.name] == g]
-        if mine:
-            blocks.append((mine, q1.without(keys[(pool.only_group == i) & (keys >= 0)])))
+    _, _, truth = covid_setting(DATA)
+    blocks, runs, _ = logo_blocks()
     cal = calibrate_blocks(blocks, truth, list(MEASURES), METHODS, levels=(0.9,), b=b,
                            seed=seed, executor=ex, collection="COVID r1 leave-one-group-out",
                            model_runs=runs)
