@@ -29,8 +29,6 @@ from unjudged.cli._checks import below_2_63
 from unjudged.cli._runs import (
     POOL_RUNS,
     baseline_name,
-    cli_runs,
-    pool_runs_of,
     run_options,
     runs_and_pool,
 )
@@ -146,7 +144,7 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
     if pool_runs and strategy == BASELINE:
         raise click.BadParameter("--pool-runs applies to estimates (--unjudged bootstrap or "
                                  "expected), not to trec_eval's scores", param_hint="--pool-runs")
-    runs = cli_runs(runs, q, policies=pol, names=names, strict=strict)
+    runs, pool = runs_and_pool(runs, pool_runs, q, policies=pol, names=names, strict=strict)
     if baseline is not None:
         runs = list(runs)  # read once, scored twice: the measures and their A_p
         baseline = baseline_name(runs, baseline)
@@ -158,7 +156,7 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
         method = STRATEGIES.owner(strategy).name
         est = estimate_runs(progress(runs, "estimating"), q, ms, methods=[method],
                             prior=prior, b=b, seed=seed, point=point, policies=pol,
-                            pool_runs=pool_runs_of(pool_runs, q, pol), **draw)
+                            pool_runs=pool, **draw)
         results = strategy_results(est, strategy)
     results = results.sorted_runs(sort_runs)
     if fmt in TABLE_FORMATS:  # --baseline sets the table's comparisons

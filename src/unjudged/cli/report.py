@@ -19,7 +19,7 @@ from unjudged.cli._base import (
     policy_options,
     write_output,
 )
-from unjudged.cli._runs import POOL_RUNS, baseline_name, cli_runs, pool_runs_of, run_options
+from unjudged.cli._runs import POOL_RUNS, baseline_name, run_options, runs_and_pool
 from unjudged.policies import NameMode
 
 
@@ -94,7 +94,8 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
     check_targets([output], folders=[png_dir, tables_dir])  # before any work or writing
     pol = policies or Policies()
     q = read_qrels(qrels)
-    loaded = list(cli_runs(runs, q, policies=pol, names=names, strict=strict))
+    stream, pool = runs_and_pool(runs, pool_runs, q, policies=pol, names=names, strict=strict)
+    loaded = list(stream)
     if baseline is not None:
         baseline = baseline_name(loaded, baseline)
     # only regular files are hashed: stdin and pipes cannot be read a second time
@@ -102,7 +103,7 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
     data = build_report(loaded, q, measures, b=b, seed=seed, baseline=baseline,
                         topic_panels=topic_panels, top_topics=top_topics, policies=pol,
                         executor=executor, inputs=inputs,
-                        pool_runs=pool_runs_of(pool_runs, q, pol))
+                        pool_runs=pool)
     meta = {"command": command, "version": __version__, "seed": seed, "b": b,
             "inputs": data.inputs}
     figures = len(data.measures) + 2 + (len(data.panels.runs) if data.panels else 0)

@@ -640,9 +640,16 @@ class Reference:
     def member(self, run: Run) -> bool:
         return self.context is not None and run_print(run) in self.prints
 
+    def falls_back(self, settings: EstimateSettings) -> bool:
+        """Whether the position prior sees fewer than MIN_RUNS runs: the pool runs (a run
+        outside them adds itself), or each run alone."""
+        from unjudged.strategies.position import MIN_RUNS
+
+        return settings.prior == "position" and len(self.runs) < MIN_RUNS
+
     def context_for(self, run: Run, qrels: Qrels, measures: list[Measure],
                     settings: EstimateSettings) -> DrawContext:
-        if self.context is not None and run_print(run) in self.prints:
+        if self.context is not None and self.member(run):
             return self.context
         return draw_context([*self.runs, run], qrels, measures, settings)
 
@@ -848,26 +855,22 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
 
 
 def _reference_label(reference: Reference | None, settings: EstimateSettings) -> str:
-    from unjudged.strategies.position import MIN_RUNS
-
     if reference is None:
         return ""
-    fell = settings.prior == "position" and len(reference.runs) + 1 < MIN_RUNS
-    return reference.label + ("; fewer than 5 runs: the topics' relevance rates" * fell)
+    return reference.label + ("; fewer than 5 runs: the topics' relevance rates"
+                              * reference.falls_back(settings))
 
 
 def _note_reference(reference: Reference, settings: EstimateSettings) -> None:
-    """Say which runs define the pool context, and when the position prior, seeing fewer
-    than MIN_RUNS of them, falls back to the topics' relevance rates."""
+    """Say when the position prior, seeing fewer than MIN_RUNS runs, falls back to the
+    topics' relevance rates."""
     from unjudged.errors import note
     from unjudged.strategies.position import MIN_RUNS
 
-    if settings.prior != "position":
-        return
-    n = len(reference.runs)
-    if n + 1 < MIN_RUNS:
+    if reference.falls_back(settings):
+        n = len(reference.runs)
         seen = "no --pool-runs: each run is its own pool context" if not n else \
-            f"{n} --pool-runs (with the run itself {n + 1})"
+            f"{n} --pool-runs (a run outside them makes {n + 1})"
         note(f"position prior: {seen}, fewer than {MIN_RUNS} runs to tell the documents "
              "many runs agree on from the rest, so every unjudged document draws from its "
              "topic's relevance rate among the judged documents (as --prior pool); name the "

@@ -104,7 +104,7 @@ def _wide(rows: list[dict], est) -> str:
 
 def covers(est) -> str:
     """What the intervals cover, for the notes."""
-    if getattr(est, "population", "these") == "topics":
+    if est.population == "topics":
         return ("per topic: its unjudged documents; per run, P(A > B) and ranks: also the "
                 "sampling of topics, a bootstrap over topics in every iteration")
     return "uncertainty from the unjudged documents only: the topics are fixed"
@@ -112,8 +112,7 @@ def covers(est) -> str:
 
 def prior_label(est) -> str:
     """The prior as notes name it, with the runs that defined its pool context."""
-    ref = getattr(est, "reference", "")
-    return f"{est.prior} [pool context: {ref}]" if ref else est.prior
+    return f"{est.prior} [pool context: {est.reference}]" if est.reference else est.prior
 
 
 def normalisers(grow: bool) -> str:
