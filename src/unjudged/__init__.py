@@ -35,6 +35,8 @@ The public API::
                                                  to judge next (docs/planning.md)
     draw_audit(runs, qrels, judge, n) / judge_estimate(runs, qrels, judge, measures, audit=...)
                                                  LLM labels + a human audit (docs/judges.md)
+    judge_draws(...) / judge_qrels(qrels, judge)    coupled draws (P(A > B), ranks); the
+                                                 judge's labels filling unjudged pairs
 
 `import unjudged.ir_measures` registers unjudged as an ir_measures provider, with estimate
 measures (Upper, Bootstrap, ...) for ir_measures and PyTerrier (docs/ir_measures.md).
@@ -58,7 +60,7 @@ __all__ = [
     "make_executor", "read_sampled_qrels", "SampledQrels", "infer", "paired_test",
     "pairwise_tests", "decision_matrix", "baseline_comparison", "sample_qrels",
     "sampling_experiment", "plan_judgments", "compare_table", "write_run", "write_qrels",
-    "judge_estimate", "draw_audit", "__version__",
+    "judge_estimate", "draw_audit", "judge_draws", "judge_qrels", "__version__",
 ]
 
 _LAZY = {
@@ -86,6 +88,7 @@ _LAZY = {
     "sampling_experiment": "unjudged.experiments.sampling",
     "plan_judgments": "unjudged.planning.plan",
     "judge_estimate": "unjudged.judges", "draw_audit": "unjudged.judges",
+    "judge_draws": "unjudged.judges", "judge_qrels": "unjudged.judges",
     "compare_table": "unjudged.report.comparison",
     "write_run": "unjudged.io.write", "write_qrels": "unjudged.io.write",
 }

@@ -33,6 +33,12 @@ from unjudged.cli._runs import (
     runs_and_pool,
 )
 from unjudged.cli._strategies import StrategyColumn, all_methods, methods_help
+from unjudged.cli.judge import (
+    JUDGE_OPTION,
+    check_judge_options,
+    judge_estimate_options,
+    ppi_notes,
+)
 from unjudged.cli.matrix import PAIRED_TESTS, SIGNIFICANCE
 from unjudged.strategies.registry import BASELINE, STRATEGIES
 
@@ -112,11 +118,14 @@ def official_measures() -> list[str]:
               help="Bytes read at a time with --stream.")
 @draw_options
 @POOL_RUNS
+@JUDGE_OPTION
 def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties, negative,
              names, strict, judged_only, strategy, prior, b, seed, point, fmt, sort_runs, output,
-             baseline, test, correction, alpha, stream, stream_block, pool_runs, **draw) -> None:
+             baseline, test, correction, alpha, stream, stream_block, pool_runs, judges,
+             **draw) -> None:
     """Evaluate one or more RUNS (files, directories or globs) against QRELS (without -m,
-    with trec_eval's default measures)."""
+    with trec_eval's default measures). With --judge: an automatic judge's labels grade the
+    pairs QRELS leave unjudged (its errors are not covered: see `estimate --judge --audit`)."""
     lean_arrow()
     from unjudged.engine.score import score
     from unjudged.io import read_qrels
@@ -130,6 +139,9 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
     ms = parse_measures(list(measures) or official_measures())
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)
+    if stream and judges:
+        raise click.BadParameter("--judge fills the qrels in memory; it does not go with "
+                                 "--stream", param_hint="--judge")
     if stream:
         from unjudged.cli._stream import refuse_options, stream_results
 
@@ -141,6 +153,10 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
                                 output)
         return write_output(render(results, fmt, per_topic=per_topic), output)
     q = read_qrels(qrels)
+    if judges:
+        from unjudged.judges.options import judge_qrels
+
+        q = judge_qrels(q, list(judges))
     if pool_runs and strategy == BASELINE:
         raise click.BadParameter("--pool-runs applies to estimates (--unjudged bootstrap or "
                                  "expected), not to trec_eval's scores", param_hint="--pool-runs")
@@ -219,13 +235,16 @@ def _comparison(results, fmt: str, baseline: str | None, test: str, correction: 
 @click.option("--pairs", is_flag=True, help="Print P(A > B) for every pair of runs and measure "
               "instead (run_a, run_b, measure, p_a_better), from the coupled bootstrap draws.")
 @POOL_RUNS
+@judge_estimate_options
 def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topic, complete,
                  rel_level, depth, ties, negative, names, strict, fmt, output, samples_path,
                  plot_path, jobs, dask, workers, truth_path, corpus_path, queries_path, pairs,
-                 pool_runs, **draw) -> None:
+                 pool_runs, judges, audit, audit_qrels, design, **draw) -> None:
     """Scores of RUNS under each strategy for unjudged documents: trec_eval's (nonrel),
     condensed lists, the comparable upper bound, bootstrapped distributions and guaranteed
-    (not comparable) bounds."""
+    (not comparable) bounds. With --judge (and --audit): also the prediction-powered
+    estimate `ppi` from an automatic judge's labels corrected by a human audit sample."""
+    check_judge_options(judges, audit, audit_qrels, design)
     lean_arrow()
     from unjudged.engine.estimate import check_methods, estimate_runs
     from unjudged.errors import InvalidOptionError
@@ -252,8 +271,8 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     if (prior == "text") != (corpus_path is not None):
         raise click.BadParameter("--prior text and --corpus go together", param_hint="--corpus")
     stream, pool = runs_and_pool(runs, pool_runs, q, policies=pol, names=names, strict=strict)
-    if truth is not None or prior == "text":
-        stream = kept = list(stream)  # used again: the truth, or the text prior's features
+    if truth is not None or prior == "text" or judges:
+        stream = kept = list(stream)  # used again: the truth, the text prior, the judges
     if prior == "text":
         prior, draw["estimates"] = "estimates", _text_prior(corpus_path, queries_path, q,
                                                             kept, pol)
@@ -272,9 +291,26 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     if pairs:
         from unjudged.report.estimates import render_pairs
 
-        text = render_pairs(est, fmt)
+        ppi_pairs = None
+        if judges:
+            from unjudged.judges.options import ppi_pair_rows
+
+            ppi_pairs = (ppi_pair_rows(kept, q, list(judges), ms, audit=audit,
+                                       audit_qrels=audit_qrels, design=design, b=b, seed=seed),
+                         [f"# ppi: P(A > B) over {b} coupled normal draws of the runs' "
+                          "prediction-powered means, correlated as the judge's grade model "
+                          "says (shared documents, shared ideal DCG; docs/judges.md)"])
+        text = render_pairs(est, fmt, extra=ppi_pairs)
     else:
-        text = render_estimates(est, fmt, per_topic=per_topic)
+        ppi = None
+        if judges:
+            from unjudged.judges.options import ppi_rows
+
+            rows, ppi_methods = ppi_rows(kept, q, list(judges), ms, audit=audit,
+                                         audit_qrels=audit_qrels, design=design,
+                                         level=est.interval, per_topic=per_topic)
+            ppi = (rows, ppi_methods, ppi_notes(judges, audit, est.interval))
+        text = render_estimates(est, fmt, per_topic=per_topic, extra=ppi)
     if samples_path:
         from unjudged.report.estimates import write_samples
 

@@ -22,6 +22,7 @@ from unjudged.cli._base import (
 from unjudged.cli._checks import measure_names
 from unjudged.cli._runs import cli_runs, run_options
 from unjudged.cli.experiment import experiment_group
+from unjudged.cli.judge import JUDGE_OPTION
 
 _STRATEGIES = ("depth", "rbp", "mtf", "maxmean", "mtc", "uncertainty")  # planning.STRATEGIES
 _OBJECTIVES = ("ranking", "pair", "intervals")
@@ -74,8 +75,8 @@ def _settings(strategy, objective, pair, b, seed, prior, plan_depth, ties):
 @main.command("plan")
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True)
-@click.option("--budget", type=click.IntRange(1), required=True,
-              help="Number of documents to judge.")
+@click.option("--budget", type=click.IntRange(1), default=None,
+              help="Number of documents to judge (required but with --audit).")
 @click.option("--strategy", type=click.Choice(_STRATEGIES), default="uncertainty",
               show_default=True, help="How to choose (docs/planning.md).")
 @_plan_options
@@ -93,12 +94,30 @@ def _settings(strategy, objective, pair, b, seed, prior, plan_depth, ties):
 @click.option("--details", "details_path", default=None,
               help="Also write every chosen document with its best rank, runs, probability "
               "of relevance and the strategy's score (.csv, .tsv, .jsonl or .parquet).")
+@click.option("--audit", "audit_n", type=click.FloatRange(0, min_open=True), default=None,
+              metavar="N", help="Instead of a plan: draw about N documents only --judge "
+              "labelled for people to judge, an audit sample with known inclusion "
+              "probabilities (`topic docno pi` lines, for `estimate --judge --audit`).")
+@JUDGE_OPTION
+@click.option("--audit-design", type=click.Choice(["weighted", "uniform"]), default="weighted",
+              show_default=True, help="With --audit: weighted draws more where the judge is "
+              "unsure and where documents weigh most in the runs' measures (every document "
+              "keeps pi > 0); uniform gives each pi = N / (documents only the judge labelled).")
+@click.option("--design-out", default=None, metavar="FILE",
+              help="With --audit: also write every document that could be drawn with its pi "
+              "(for `estimate --design`).")
 def plan_cmd(qrels, runs, budget, strategy, measures, objective, pair, b, seed, prior,
              plan_depth, ties, candidates_path, names, strict, jobs, dask, output, summary_fmt,
-             details_path) -> None:
+             details_path, audit_n, judges, audit_design, design_out) -> None:
     """The BUDGET documents to judge next so that the evaluation of RUNS on QRELS becomes
     trustworthy fastest, in priority order, among the documents the runs retrieve that QRELS
-    do not judge. Same seed, same plan, on any executor."""
+    do not judge. Same seed, same plan, on any executor. With --audit N --judge FILE: the
+    audit sample of an automatic judge instead (docs/judges.md)."""
+    if audit_n is not None or judges:
+        return _audit_plan(qrels, runs, audit_n, judges, audit_design, design_out, budget,
+                           seed, ties, names, strict, output)
+    if budget is None:
+        raise click.UsageError("Missing option '--budget' (or --audit N --judge FILE)")
     lean_arrow()
     from unjudged.io import read_qrels
     from unjudged.measures import parse_measures
@@ -143,6 +162,35 @@ def plan_cmd(qrels, runs, budget, strategy, measures, objective, pair, b, seed, 
     else:
         write_output(p.lines(), output)
         write_output(summary, None)
+
+
+def _audit_plan(qrels, runs, n, judges, how, design_out, budget, seed, ties, names, strict,
+                output) -> None:
+    """plan --audit N --judge FILE: `unjudged judge audit`'s draw, QRELS' documents excluded."""
+    if n is None or len(judges) != 1:
+        raise click.UsageError("plan draws an audit sample with --audit N and one --judge FILE")
+    if budget is not None:
+        raise click.UsageError("--budget plans judgments; --audit draws an audit sample: one "
+                               "or the other")
+    lean_arrow()
+    from unjudged.io import read_qrels
+    from unjudged.judges.audit import draw_audit, format_audit
+    from unjudged.policies import Policies
+
+    q = read_qrels(qrels)
+    loaded = list(cli_runs(runs, q, policies=Policies(ties=ties), names=names, strict=strict))
+    sample = draw_audit(loaded, q, judges[0], n, design=how, seed=seed)
+    assert sample.design is not None
+    say(f"unjudged: audit: drew {len(sample)} of the {len(sample.design)} documents only "
+        f"judge {judges[0]} labelled (expected {n:g}, {how} design, seed {seed}); have people "
+        "judge them, merge their grades into the qrels (or keep them apart: --audit-qrels) "
+        "and run `unjudged estimate QRELS RUNS --judge FILE --audit SAMPLE`")
+    if not len(sample):
+        say("unjudged: note: the audit sample is empty (Poisson sampling: its size is random "
+            "with mean N); draw again with a larger N or another --seed")
+    if design_out:
+        write_output(format_audit(sample.design), design_out)
+    write_output(format_audit(sample), output)
 
 
 def _references(values: tuple[str, ...]) -> dict[str, str]:

@@ -20,6 +20,7 @@ from unjudged.cli._base import (
     write_output,
 )
 from unjudged.cli._runs import POOL_RUNS, baseline_name, run_options, runs_and_pool
+from unjudged.cli.judge import check_judge_options, judge_estimate_options
 from unjudged.policies import NameMode
 
 
@@ -46,12 +47,15 @@ from unjudged.policies import NameMode
 @run_options
 @executor_options
 @POOL_RUNS
+@judge_estimate_options
 def report_cmd(qrels, runs, measures, output, png_dir, tables_dir, baseline, topic_panels,
                top_topics, b, seed, complete, rel_level, depth, ties, negative, names, strict,
-               jobs, dask, pool_runs) -> None:
+               jobs, dask, pool_runs, judges, audit, audit_qrels, design) -> None:
     """Write one self-contained HTML report on RUNS against QRELS: leaderboard with bounds
     and bootstrap intervals, pairwise tests, per-topic uncertainty, judgment statistics and
-    coverage, and a reproducibility footer."""
+    coverage, and a reproducibility footer. With --judge (and --audit): a section on the
+    automatic judges (prediction-powered estimates, rank intervals, judge lift, agreement)."""
+    check_judge_options(judges, audit, audit_qrels, design)
     lean_arrow()
     from unjudged.policies import Policies
 
@@ -63,7 +67,10 @@ def report_cmd(qrels, runs, measures, output, png_dir, tables_dir, baseline, top
                             baseline=baseline, topic_panels=topic_panels,
                             top_topics=top_topics, policies=pol, executor=ex,
                             png_dir=png_dir, tables_dir=tables_dir, command=command,
-                            names=names, strict=strict, pool_runs=list(pool_runs))
+                            names=names, strict=strict, pool_runs=list(pool_runs),
+                            judge={"judges": list(judges), "audit": audit,
+                                   "audit_qrels": audit_qrels, "design": design}
+                            if judges else None)
     click.echo(f"unjudged: wrote {path}", err=True)
 
 
@@ -78,7 +85,8 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
                  topic_panels: int = 3, top_topics: int = 10, policies=None, executor=None,
                  png_dir: str | None = None, tables_dir: str | None = None,
                  command: str = "", names: NameMode = "tag", strict: bool = False,
-                 pool_runs: list[str] | None = None) -> str:
+                 pool_runs: list[str] | None = None,
+                 judge: dict | None = None) -> str:
     """Read the inputs, compute and write the report to `output` (atomically, after all else
     succeeded); the PNG and table folders are written only then too. Returns `output`."""
     from unjudged import __version__
@@ -100,6 +108,8 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
         baseline = baseline_name(loaded, baseline)
     # only regular files are hashed: stdin and pipes cannot be read a second time
     inputs = [p for p in [qrels] + [r.source for r in loaded] if os.path.isfile(p)]
+    # the judges first: their inputs are refused before the bootstrap's work
+    judges = _judge_section(loaded, q, measures, judge, b, seed) if judge else None
     data = build_report(loaded, q, measures, b=b, seed=seed, baseline=baseline,
                         topic_panels=topic_panels, top_topics=top_topics, policies=pol,
                         executor=executor, inputs=inputs,
@@ -108,7 +118,7 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
             "inputs": data.inputs}
     figures = len(data.measures) + 2 + (len(data.panels.runs) if data.panels else 0)
     with progress_bar(figures, "figures") as bar:
-        page = render_report(data, meta, progress=bar)
+        page = render_report(data, meta, progress=bar, judges=judges)
     # The footer's time covers everything but writing; render again only the cheap footer.
     from unjudged.report.html.page import footer_html
 
@@ -120,3 +130,27 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
     if tables_dir:
         page.write_tables(tables_dir)
     return output
+
+
+def _judge_section(runs, qrels, measures, judge: dict, b: int, seed: int) -> dict:
+    """The tables of the report's judge section and its one-line note."""
+    from unjudged.judges.options import judge_tables
+
+    tables = judge_tables(runs, qrels, judge["judges"], measures or ["nDCG@10"],
+                          audit=judge["audit"], audit_qrels=judge["audit_qrels"],
+                          design=judge["design"], level=0.9, b=b, seed=seed)
+    names = ", ".join(judge["judges"])
+    if judge["audit"]:
+        note = (f"Judge {names}, corrected by the human audit sample {judge['audit']}: "
+                "prediction-powered estimates (PPI++) of each run's mean with their 90% "
+                "intervals, which cover the judge's errors, and the 90% interval of each run's "
+                f"rank over {b} coupled normal draws of the runs' means. Judge lift: the "
+                "judge's score minus the estimate; highlighted where its interval excludes 0, "
+                "a run that looks better (or worse) only to the judge. Human qrels stay the "
+                "truth wherever they exist (docs/judges.md).")
+    else:
+        note = (f"Judge {names} WITHOUT an audit sample: the scores are the judge's, and its "
+                "errors are not covered (the intervals are points). Draw an audit with "
+                "`unjudged plan QRELS RUNS --audit N --judge FILE`, have it judged and pass it "
+                "with --audit.")
+    return {"tables": tables, "note": note}

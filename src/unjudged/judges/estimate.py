@@ -54,8 +54,7 @@ def estimate_setting(st: Setting, measures: list[Measure], level: float = 0.95,
     md = _model(st, calibrate, lam)
     frames = [_counts_rows(st, md, level)] if counts else []
     for m in measures:
-        frames.append(_ndcg_rows(st, md, m, level) if m.spec.name == "nDCG"
-                      else _linear_rows(st, md, m, level))
+        frames.append(_rows(st, m.name, _measured(st, md, m), level))
     out = pd.concat(frames, ignore_index=True)[COLUMNS]
     # P, RBP and nDCG lie in [0, 1], counts in [0, inf): the points stay unbiased
     high = np.where(out.measure.str.startswith(FAMILIES), 1.0, np.inf)
@@ -191,30 +190,57 @@ def _entries(st: Setting, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarra
         len(st.topics), 1), len(st.runs) * len(st.topics)
 
 
-def _linear_rows(st: Setting, md: _Model, m: Measure, level: float) -> pd.DataFrame:
+@dataclass(eq=False)
+class _Measured:
+    """One measure over every cell (run * T + topic) of a setting: the cells, each cell's run,
+    which cells the run ranks documents in, and what the runs' covariance needs."""
+
+    x: _Cells
+    run_of: np.ndarray
+    present: np.ndarray
+    gv: np.ndarray
+    c: np.ndarray  # (E,) rank weight per run entry
+    key: np.ndarray  # (E,) its cell
+    ndcg: dict[str, Any] | None = None  # nDCG's DCG, ideal, slopes and the counts' lam
+
+
+def _measured(st: Setting, md: _Model, m: Measure) -> _Measured:
+    """The measure per cell, a variance of a value in [0, 1] capped at 1/4."""
+    out = _ndcg_cells(st, md, m) if m.spec.name == "nDCG" else _linear_cells(st, md, m)
+    if m.name.startswith(FAMILIES):  # a value in [0, 1] varies by at most 1/4
+        out.x.var, out.x.ht_var = np.minimum(out.x.var, 0.25), np.minimum(out.x.ht_var, 0.25)
+    return out
+
+
+def _linear_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
     c, key, run_of, cells = _entries(st, m)
-    x = _linear(st, md, _gains(m, st.levels), st.entry_pair, c, key, cells, run_of,
-                len(st.runs))
+    gv = _gains(m, st.levels)
+    x = _linear(st, md, gv, st.entry_pair, c, key, cells, run_of, len(st.runs))
     present = np.bincount(key, minlength=cells) > 0
-    return _rows(st, m.name, x, run_of, present, level)
+    return _Measured(x, run_of, present, gv, c, key)
 
 
-def _rows(st: Setting, name: str, x: _Cells, run_of: np.ndarray, present: np.ndarray,
-          level: float) -> pd.DataFrame:
-    """Per-cell rows and per-run means (topics' audits are independent: var = sum / T^2)."""
-    if name.startswith(FAMILIES):  # a value in [0, 1] varies by at most 1/4
-        x.var, x.ht_var = np.minimum(x.var, 0.25), np.minimum(x.ht_var, 0.25)
-    cells = _cell_frame(st, name, x, x.lam[run_of], level)[present]
-    r = len(st.runs)
-    nt = np.maximum(np.bincount(run_of, weights=present, minlength=r), 1)
+def _topics_per_run(mx: _Measured, r: int) -> np.ndarray:
+    return np.maximum(np.bincount(mx.run_of, weights=mx.present, minlength=r), 1)
+
+
+def _run_means(mx: _Measured, r: int) -> _Cells:
+    """Per run, the mean over its topics (topics' audits are independent: var = sum / T^2)."""
+    x, run_of, present = mx.x, mx.run_of, mx.present
+    nt = _topics_per_run(mx, r)
 
     def mean(v: np.ndarray) -> np.ndarray:
         return np.bincount(run_of, weights=v * present, minlength=r) / nt
 
-    means = _Cells(mean(x.value), mean(x.var) / nt, mean(x.ht), mean(x.ht_var) / nt,
-                   mean(x.judged), x.lam, np.bincount(run_of, weights=x.n * present,
-                                                      minlength=r))
-    out = _cell_frame(st, name, means, x.lam, level, topics=[ALL])
+    return _Cells(mean(x.value), mean(x.var) / nt, mean(x.ht), mean(x.ht_var) / nt,
+                  mean(x.judged), x.lam, np.bincount(run_of, weights=x.n * present,
+                                                     minlength=r))
+
+
+def _rows(st: Setting, name: str, mx: _Measured, level: float) -> pd.DataFrame:
+    """Per-cell rows and per-run means."""
+    cells = _cell_frame(st, name, mx.x, mx.x.lam[mx.run_of], level)[mx.present]
+    out = _cell_frame(st, name, _run_means(mx, len(st.runs)), mx.x.lam, level, topics=[ALL])
     return pd.concat([cells, out], ignore_index=True)
 
 
@@ -249,7 +275,7 @@ def _counts_rows(st: Setting, md: _Model, level: float) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _ndcg_rows(st: Setting, md: _Model, m: Measure, level: float) -> pd.DataFrame:
+def _ndcg_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
     """nDCG = DCG estimate / ideal DCG of the estimated counts per grade; its variance by the
     delta method, each document's residual taking the DCG's and the counts' parts at once."""
     gv = _gains(m, st.levels)
@@ -287,7 +313,9 @@ def _ndcg_rows(st: Setting, md: _Model, m: Measure, level: float) -> pd.DataFram
     x = _Cells(value.ravel(), var, ht.ravel(), ht_var,
                ratio(dcg.judged.reshape(r, t), j_ideal[None]).ravel(), dcg.lam, dcg.n)
     present = np.bincount(key, minlength=cells) > 0
-    return _rows(st, m.name, x, run_of, present, level)
+    return _Measured(x, run_of, present, gv, c, key, {
+        "dcg": dcg.value, "ideal": ideal, "grades": grades, "glam": glam,
+        "slopes": ppi.ideal_slopes(stack("value"), gain, depth)})
 
 
 def _ndcg_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np.ndarray,
@@ -318,12 +346,7 @@ def _delta_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np
     beta = (dcg.reshape(r, t) * inv_i[None] ** 2).ravel()
     # q (P, L): each pair's move of its topic's ideal, for each grade it may have
     topic = st.pair_topic.clip(0)
-    sl = slopes[topic]  # (P, G)
-    onehot = np.zeros((st.levels, len(grades)))
-    onehot[grades, np.arange(len(grades))] = 1.0
-    q = sl @ onehot.T  # the human-only estimate (lam = 0) has no prediction to take off
-    if not human:
-        q = q - (sl * glam * md.judge[:, grades]).sum(axis=1, keepdims=True)
+    q = _ideal_moves(st, md, grades, slopes, glam, human)
     pq2 = (model * q * q).sum(axis=1)
     ident_cells = np.arange(cells)
     quad = beta ** 2 * np.bincount(topic, weights=w * pq2, minlength=t)[
@@ -340,6 +363,161 @@ def _delta_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np
     we = w[pair]
     part = np.bincount(key, weights=we * (own - 2.0 * beta[key] * cross), minlength=cells)
     return np.maximum(part + quad, 0.0)
+
+
+def _ideal_moves(st: Setting, md: _Model, grades: list[int], slopes: np.ndarray,
+                 glam: np.ndarray, human: bool = False) -> np.ndarray:
+    """(P, L) q: each pair's move of its topic's ideal DCG for each grade it may have, less
+    the predicted move (lam_g f_dg) the estimate already made (none for the audit alone)."""
+    sl = slopes[st.pair_topic.clip(0)]  # (P, G)
+    onehot = np.zeros((st.levels, len(grades)))
+    onehot[grades, np.arange(len(grades))] = 1.0
+    q = sl @ onehot.T
+    if not human:
+        q = q - (sl * glam * md.judge[:, grades]).sum(axis=1, keepdims=True)
+    return q
+
+
+def _model_covariance(st: Setting, md: _Model, mx: _Measured) -> np.ndarray:
+    """(R, R) covariance of the runs' means under the grade model. Runs covary through the
+    unknown grades of the documents they share (z_dA z_dB summed over the documents of U, each
+    weighted by (1 - pi_d) / pi_d) and, for nDCG, through their topic's estimated ideal DCG,
+    which every run of the topic divides by:
+
+        z_dA(y) = alpha_dA (g(y) - lam_A f_d) - beta_At q_d(y),  alpha = c / I_t / T_A,
+        beta_At = DCG_At / I_t^2 / T_A  (0 and beta = 0 for measures linear in the gains)."""
+    from scipy import sparse
+
+    r, t = len(st.runs), len(st.topics)
+    if not md.covered or r == 0:
+        return np.zeros((r, r))
+    nt = _topics_per_run(mx, r)
+    w = md.w * md.unknown
+    keep = (mx.c > 0) & (w[st.entry_pair] > 0)
+    pair, run, key = st.entry_pair[keep], st.entry_run[keep], mx.key[keep]
+    alpha = mx.c[keep]
+    nd = mx.ndcg
+    lam = mx.x.lam
+    f = md.judge @ mx.gv
+    eg2 = md.judge @ (mx.gv * mx.gv)
+    if nd is not None:
+        inv_i = np.divide(1.0, nd["ideal"], out=np.zeros(t), where=nd["ideal"] > 0)
+        alpha = alpha * inv_i[st.pair_topic[pair]]
+        own = _delta_var(st, md, mx.gv, nd["grades"], mx.c, mx.key, lam, nd["glam"], md.judge,
+                         w, nd["dcg"], nd["ideal"], nd["slopes"], False)
+    else:
+        own = np.bincount(key, weights=w[pair] * alpha ** 2 * (
+            eg2[pair] - (2.0 * lam[run] - lam[run] ** 2) * f[pair] ** 2), minlength=r * t)
+    # each cell's terms scaled to its reported variance (the larger of the model's and the
+    # audit's own, at most 1/4): the model gives the correlations, not the sizes; a cell the
+    # model sees no variance in keeps its reported one, uncorrelated with the other runs'
+    rv = mx.x.var * mx.present
+    scale = np.sqrt(np.divide(rv, own, out=np.zeros(rv.size), where=own > 0))
+    lone = np.where(own > 0, 0.0, rv)
+    alpha = alpha * scale[key] / nt[run]
+    u = sparse.csr_matrix((alpha, (run, pair)), shape=(r, st.pi.size))
+
+    def gram(v: np.ndarray) -> np.ndarray:
+        return np.asarray((u @ sparse.diags(v) @ u.T).toarray())
+
+    both = lam[:, None] + lam[None, :] - lam[:, None] * lam[None, :]
+    cov = gram(w * eg2) - gram(w * f * f) * both
+    cov[np.diag_indices(r)] += np.bincount(mx.run_of, weights=lone, minlength=r) / nt ** 2
+    if nd is not None:
+        q = _ideal_moves(st, md, nd["grades"], nd["slopes"], nd["glam"])
+        model = md.judge
+        eq, eqg = (model * q).sum(axis=1), (model * q * mx.gv).sum(axis=1)
+        eq2 = (model * q * q).sum(axis=1)
+        k = w[pair] * alpha * (eqg[pair] - lam[run] * f[pair] * eq[pair])
+        v = np.bincount(key, weights=k, minlength=r * t).reshape(r, t)
+        beta = (nd["dcg"].reshape(r, t) * (inv_i ** 2)[None]
+                * scale.reshape(r, t)) / nt[:, None]
+        s_t = np.bincount(st.pair_topic.clip(0), weights=w * eq2, minlength=t)
+        cov = cov - v @ beta.T - beta @ v.T + (beta * s_t[None]) @ beta.T
+    return cov
+
+
+def coupled_draws(variance: np.ndarray, cov: np.ndarray, mean: np.ndarray, b: int,
+                  seed: int, ident: str) -> np.ndarray:
+    """(b, R) normal draws of the runs' means: marginal variances `variance` (the intervals'),
+    correlations those of `cov` (runs whose model variance is 0 are uncorrelated), every run
+    drawn in the same iterations (numpy's SeedSequence(seed, spawn_key=(crc32(ident),)))."""
+    import zlib
+
+    d = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    ok = d > 0
+    corr = np.eye(d.size)
+    sel = np.ix_(ok, ok)
+    corr[sel] = cov[sel] / np.outer(d[ok], d[ok])
+    np.fill_diagonal(corr, 1.0)
+    sd = np.sqrt(np.maximum(variance, 0.0))
+    sigma = corr * np.outer(sd, sd)
+    vals, vecs = np.linalg.eigh(sigma)
+    # eigenvalues within float noise of 0 are 0: runs that move together tie in every draw
+    vals = np.where(vals > 1e-12 * max(float(vals.max(initial=0.0)), 1e-300), vals, 0.0)
+    root = vecs * np.sqrt(vals)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+        seed, spawn_key=(zlib.crc32(ident.encode()),))))
+    z = rng.standard_normal((b, d.size))
+    return mean[None, :] + z @ root.T
+
+
+@dataclass(eq=False)
+class JudgeDraws:
+    """One judge's and measure's coupled draws of the runs' prediction-powered means: P(A > B)
+    and the rank intervals come from the same draws (unjudged.engine.pairs)."""
+
+    judge: str
+    measure: str
+    runs: list[str]
+    mean: np.ndarray  # (R,) the estimates (the rows' topic "all")
+    samples: np.ndarray  # (b, R)
+
+    def pair_rows(self) -> list[dict[str, Any]]:
+        """P(A > B) for every ordered pair: judge, run_a, run_b, measure, p_a_better."""
+        from unjudged.engine.pairs import pair_rows
+
+        if len(self.runs) < 2:
+            return []
+        return [{"judge": self.judge, **row}
+                for row in pair_rows(self.runs, self.measure, self.samples)]
+
+    def rank_intervals(self, level: float = 0.9) -> np.ndarray:
+        """(R, 2) the interval of each run's rank (1 = best) over the draws."""
+        from unjudged.engine.pairs import rank_intervals
+
+        return rank_intervals(self.samples, level)
+
+
+def setting_draws(st: Setting, measures: list[Measure], b: int = 10_000, seed: int = 0,
+                  calibrate: bool = True, lam: float | None = None) -> list[JudgeDraws]:
+    """Coupled draws per measure of one judge's setting (see coupled_draws)."""
+    if b < 1:
+        raise InvalidOptionError(f"b: expected a number >= 1, got {b}")
+    md = _model(st, calibrate, lam)
+    out = []
+    for m in measures:
+        mx = _measured(st, md, m)
+        means = _run_means(mx, len(st.runs))
+        cov = _model_covariance(st, md, mx)
+        samples = coupled_draws(means.var, cov, means.value, b, seed,
+                                f"judge-ppi:{st.judge}:{m.name}")
+        out.append(JudgeDraws(st.judge, m.name, list(st.runs), means.value, samples))
+    return out
+
+
+def judge_draws(runs: Any, qrels: Any, judge: Any, measures: Any, *, audit: Any = None,
+                audit_qrels: Any = None, design: Any = None, b: int = 10_000, seed: int = 0,
+                calibrate: bool = True, lam: float | None = None) -> list[JudgeDraws]:
+    """Per judge and measure, `b` coupled normal draws of the runs' prediction-powered means
+    (arguments as judge_estimate's): each run's marginal is its interval's normal, and the
+    runs are correlated as the grade model says (shared documents, and for nDCG the shared
+    estimated ideal), so that P(A > B) and rank intervals are statements about the runs
+    together. Without an audit the draws are the judge's scores (a note says so)."""
+    ms = check_measures(measures)
+    return [d for st in judge_settings(runs, qrels, judge, audit=audit,
+                                       audit_qrels=audit_qrels, design=design)
+            for d in setting_draws(st, ms, b, seed, calibrate, lam)]
 
 
 def judge_estimate(runs: Any, qrels: Any, judge: Any, measures: Any, *, audit: Any = None,
@@ -378,7 +556,8 @@ def judge_settings(runs: Any, qrels: Any, judge: Any, *, audit: Any = None,
     dz = read_audit(design) if design is not None else None
     if a is None:
         note("no audit sample: the judge's errors are not covered; the intervals are the "
-             "judge's own scores (draw one with `unjudged judge audit`)")
+             "judge's own scores (draw one with `unjudged plan QRELS RUNS --audit N --judge "
+             "FILE`)")
     out = []
     for j in judges:
         if q is not None and len(q):

@@ -76,11 +76,14 @@ def ideal_dcg(counts: np.ndarray, gains: np.ndarray, depth: int) -> np.ndarray:
     Example:
         >>> float(ideal_dcg(np.array([1.0, 1.0]), np.array([2.0, 1.0]), 10).round(4))
         2.6309
+        >>> float(ideal_dcg(np.array([12.0, 5.0]), np.array([3.0, 2.0]), 10).round(4))  # 3 x 10
+        13.6307
     """
     grid = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, depth + 2)))])
     counts = np.maximum(counts, 0.0)
-    upper = np.minimum(np.cumsum(counts, axis=-1), depth)
-    lower = upper - np.minimum(counts, upper)
+    total = np.cumsum(counts, axis=-1)
+    upper = np.minimum(total, depth)
+    lower = np.minimum(total - counts, depth)  # the grades above fill the positions before
     at = np.arange(depth + 1)
     return ((np.interp(upper, at, grid) - np.interp(lower, at, grid)) * gains).sum(axis=-1)
 

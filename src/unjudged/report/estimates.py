@@ -21,17 +21,21 @@ _DRAWN = ("lo", "hi", *STATS, "p_lo", "p_hi")  # what a random strategy's rows a
 _MOMENTS = ("lo", "hi", "mean", "std")  # what an expectation's rows add to `value`
 
 
-def render_estimates(est, fmt: str = "table", per_topic: bool = False) -> str:
+def render_estimates(est, fmt: str = "table", per_topic: bool = False,
+                     extra: tuple[list[dict], list[str], list[str]] | None = None) -> str:
     """Text of the estimates: one row per (run, topic, measure, method) in tsv/csv/jsonl, values
     in full (Python's repr of the float); a wide, aligned table (one column per method, 4
-    decimals) otherwise."""
-    rows = list(est.rows(per_topic))
+    decimals) otherwise. `extra`: (rows, methods, notes) of methods estimated apart, each row
+    with value, lo and hi (the judges' `ppi`: unjudged.judges.options.ppi_rows)."""
+    more, extra_methods, extra_notes = extra if extra is not None else ([], [], [])
+    rows = rows_with(est, per_topic, more)
     if fmt == "jsonl":
         out = []
         drawn = {m: is_random(m) for m in expand_methods(est.methods)}
         spread = {m: has_interval(m) for m in drawn}
         for r in rows:
-            keep = _DRAWN if drawn[r["method"]] else _MOMENTS if spread[r["method"]] else ()
+            keep = ("lo", "hi") if r["method"] in extra_methods else _DRAWN if \
+                drawn[r["method"]] else _MOMENTS if spread[r["method"]] else ()
             item = {k: r[k] for k in ("run", "topic", "measure", "method")}
             item["value"] = r["value"]
             item.update({k: r[k] for k in keep})
@@ -39,7 +43,12 @@ def render_estimates(est, fmt: str = "table", per_topic: bool = False) -> str:
         return "".join(out)
     if fmt in ("tsv", "csv"):
         return _delimited(rows, _LONG, fmt)
-    return _wide(rows, est)
+    return _wide(rows, est, extra_methods, extra_notes)
+
+
+def rows_with(est, per_topic: bool, more: list[dict]) -> list[dict]:
+    """The estimate's rows and the rows of methods estimated apart."""
+    return list(est.rows(per_topic)) + list(more)
 
 
 def _delimited(rows: list[dict], header: list[str], fmt: str) -> str:
@@ -61,12 +70,13 @@ def _cell(v, safe) -> str:
     return safe(v) if isinstance(v, str) else str(v)
 
 
-def _wide(rows: list[dict], est) -> str:
+def _wide(rows: list[dict], est, extra_methods: tuple[str, ...] | list[str] = (),
+          extra_notes: tuple[str, ...] | list[str] = ()) -> str:
     """run, topic, measure, then one column per method; a random strategy (the bootstrap)
     shows its point estimate and its interval (lo-hi, of the estimate's `interval` level), an
     expectation its interval too."""
-    methods = expand_methods(est.methods)  # in report order
-    drawn = {m: has_interval(m) for m in methods}
+    methods = expand_methods(est.methods) + list(extra_methods)  # in report order
+    drawn = {m: has_interval(m) or m in extra_methods for m in methods}
     header = ["run", "topic", "measure"]
     level = f"{100 * est.interval:g}%"
     for m in methods:
@@ -99,6 +109,7 @@ def _wide(rows: list[dict], est) -> str:
                                  interval=level, normalisers=normalisers(est.grow),
                                  covers=covers(est))
                    + "\n" for s in shown if s.note)
+    note += "".join(line + "\n" for line in extra_notes)
     return "\n".join(text) + "\n" + note
 
 
@@ -158,24 +169,32 @@ def write_samples(est, path: str) -> None:
 _PAIRS = ["run_a", "run_b", "measure", "p_a_better"]
 
 
-def render_pairs(est, fmt: str = "table") -> str:
+def render_pairs(est, fmt: str = "table",
+                 extra: tuple[list[dict], list[str]] | None = None) -> str:
     """P(A > B) for every ordered pair of runs and measure (Estimates.pair_rows): jsonl keys
-    run_a, run_b, measure, p_a_better; tsv/csv with that header; an aligned table otherwise."""
+    run_a, run_b, measure, p_a_better; tsv/csv with that header; an aligned table otherwise.
+    `extra`: (rows, notes) of P(A > B) from other coupled draws (the judges' `ppi`), each row
+    with a `method`; then every row has one (the bootstrap's: "bootstrap")."""
     rows = est.pair_rows()
+    keys = _PAIRS
+    if extra is not None:
+        keys = [*_PAIRS, "method"]
+        rows = [{**r, "method": "bootstrap"} for r in rows] + list(extra[0])
     if fmt == "jsonl":
-        return "".join(json.dumps({k: r[k] for k in _PAIRS}) + "\n" for r in rows)
+        return "".join(json.dumps({k: r[k] for k in keys}) + "\n" for r in rows)
     if fmt in ("tsv", "csv"):
-        return _delimited(rows, _PAIRS, fmt)
+        return _delimited(rows, keys, fmt)
     safe = safe_text("table")
     body = [[safe(r["run_a"]), safe(r["run_b"]), safe(r["measure"]), f"{r['p_a_better']:.4f}"]
-            for r in rows]
-    widths = [max(len(x[c]) for x in [_PAIRS] + body) for c in range(len(_PAIRS))]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(_PAIRS, widths, strict=True)).rstrip()]
-    lines += ["  ".join(c.ljust(w) if i < 3 else c.rjust(w)
+            + ([safe(r["method"])] if extra is not None else []) for r in rows]
+    widths = [max(len(x[c]) for x in [keys] + body) for c in range(len(keys))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(keys, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) if i != 3 else c.rjust(w)
                         for i, (c, w) in enumerate(zip(line, widths, strict=True))).rstrip()
               for line in body]
     note = (f"# P(A > B): share of the {est.b} coupled bootstrap iterations "
             f"(prior={prior_label(est)}, "
             f"seed={est.seed}, normalisers {normalisers(est.grow)}) in which run A's score is "
             f"above run B's ({covers(est)}).\n")
+    note += "".join(line + "\n" for line in (extra[1] if extra is not None else []))
     return "\n".join(lines) + "\n" + note

@@ -86,7 +86,29 @@ def _folded(summary: str, body: str) -> str:
     return f"<details><summary>{summary}</summary>{body}</details>"
 
 
-def render_report(data, meta: dict[str, Any], progress=None) -> Page:
+def _judges_html(table, judges: dict[str, Any]) -> str:
+    """The judge section (report --judge): the ppi estimates with rank intervals and the
+    judge lift, agreement, confusion and calibration (unjudged.judges.options.judge_tables)."""
+    t = judges["tables"]
+    levels = sorted({k for r in t["confusion"] for k in r if k.startswith("judge_")},
+                    key=lambda k: int(k.split("_")[1]))
+    parts = [f'<p class="note">{html.escape(judges["note"])}</p>',
+             "<h3>Prediction-powered estimates</h3>",
+             table("judge-estimates", t["estimates"], T.JUDGE_ESTIMATES, mark="lift_flag"),
+             "<h3>Agreement with people</h3>",
+             table("judge-agreement", t["agreement"], T.JUDGE_AGREEMENT),
+             _folded("Confusion matrices (rows: people's grades; columns: the judge's)",
+                     table("judge-confusion", t["confusion"],
+                           [("judge", "judge"), ("human", "people")]
+                           + [(k, f"judge {k.split('_')[1]}") for k in levels])),
+             _folded("Calibration of the judge's probability of relevance",
+                     table("judge-calibration", t["calibration"], T.JUDGE_CALIBRATION))]
+    return ('<section id="judges"><h2>Automatic judges</h2>\n' + "\n".join(parts)
+            + "\n</section>")
+
+
+def render_report(data, meta: dict[str, Any], progress=None,
+                  judges: dict[str, Any] | None = None) -> Page:
     """The page of `data` (unjudged.analysis.report_data.ReportData). `meta` has command, version,
     seed, b, elapsed (seconds) and inputs (file, sha256 dicts). `progress` (a tqdm bar or
     None) is advanced once per figure.
@@ -175,5 +197,7 @@ def render_report(data, meta: dict[str, Any], progress=None) -> Page:
             "relevant documents, as a deeper judging would, so these scores are not comparable "
             "with scores on the judged pool)" if data.est.grow else ""),
         topics=table("topics", data.topics, T.TOPICS), collection=collection,
+        judges=_judges_html(table, judges) if judges else "",
+        judges_toc='<a href="#judges">Automatic judges</a>' if judges else "",
         footer=footer_html(meta))
     return page

@@ -56,7 +56,8 @@ PAGE = Template("""<!DOCTYPE html>
 <h1>$title</h1>
 <nav class="toc">Contents: <a href="#verdict">Verdict</a> <a href="#leaderboard">1. Leaderboard</a>
 <a href="#pairs">2. Pairwise comparisons</a> <a href="#topics">3. Per topic</a>
-<a href="#collection">4. Collection</a> <a href="#reproducibility">5. Reproducibility</a></nav>
+<a href="#collection">4. Collection</a> $judges_toc
+<a href="#reproducibility">5. Reproducibility</a></nav>
 <section id="verdict"><h2>Verdict</h2>
 <p class="note">What the bootstrap's $b draws of the unjudged documents settle about the order of
 the runs, what they leave open, and why. Colour in the tables means one thing: a highlighted row
@@ -118,6 +119,7 @@ are relevant (red, highlighted) has historically had many relevant documents lef
 Then the judged share of each run by rank band.</p>
 $collection
 </section>
+$judges
 $footer
 </body></html>
 """)

@@ -29,6 +29,18 @@ ORDERS = [("rank_a", "rank"), ("run_a", "run"), ("rank_b", "rank"), ("run_b", "a
           ("order", "order")]
 TOPICS = [("topic", "topic"), ("unjudged_mean", "unjudged share (mean over runs)"),
           ("unjudged_max", "unjudged share (max)"), ("bootstrap_std", "bootstrap std (mean)")]
+#: the judge section (report --judge; unjudged.judges.options.judge_tables)
+JUDGE_ESTIMATES = [("judge", "judge"), ("measure", "measure"), ("run", "run"),
+                   ("estimate", "ppi"), ("lo", "lo"), ("hi", "hi"), ("rank_lo", "rank lo"),
+                   ("rank_hi", "rank hi"), ("judged", "judge's score"),
+                   ("human_only", "audit alone"), ("lift", "judge lift"),
+                   ("lift_flag", "lift excludes 0"), ("audited", "audited")]
+JUDGE_AGREEMENT = [("judge", "judge"), ("overlap", "documents graded by both"),
+                   ("kappa_binary", "kappa (relevant)"), ("kappa_weighted", "weighted kappa"),
+                   ("agreement", "same grade")]
+JUDGE_CALIBRATION = [("judge", "judge"), ("low", "p from"), ("high", "p to"),
+                     ("documents", "documents"), ("predicted", "predicted"),
+                     ("observed", "observed relevant")]
 #: the columns holding p-values: printed by p_text, never as 0.0000
 P_COLUMNS = frozenset({"p", "p_assessment"})
 JUDGMENTS_LEAD = [("topic", "topic"), ("judged", "judged")]
