@@ -300,3 +300,29 @@ def test_dl23_ppi_covers_nist_and_flags_the_own_judge_run():
     # probability
     assert exact["nist-0.7"] > exact["own-judge"]
     assert p > 0.9, p
+
+
+def test_graded_ideal_fills_the_cutoff_grade_by_grade():
+    """12 documents of grade 2 and 5 of grade 1, nDCG@10: the ideal is ten of grade 2 (the
+    estimated ideal once counted grade 1's positions from rank 1 again, halving nDCG). With
+    every document judge-labelled and no audit, the judge's score is trec_eval's on its labels
+    as qrels, per topic and on average."""
+    labels = {"1": {f"a{i}": 2 for i in range(12)} | {f"b{i}": 1 for i in range(5)}
+              | {f"c{i}": 0 for i in range(5)},
+              "2": {f"a{i}": 2 for i in range(3)} | {f"b{i}": 1 for i in range(9)}}
+    judge = "".join(f"{t} 0 {d} {g}\n" for t, docs in labels.items()
+                    for d, g in docs.items()).encode()
+    rng = np.random.default_rng(3)
+    runs = [read_run({t: {d: float(rng.random()) for d in docs} for t, docs in labels.items()},
+                     name=f"r{k}") for k in range(3)]
+    with pytest.warns(UserWarning, match="not covered"):
+        rows = judge_estimate(runs, None, judge, ["nDCG@10", "nDCG@5"], counts=False)
+    ref = evaluate(runs, labels, ["nDCG@10", "nDCG@5"]).set_index(["run", "topic", "measure"])
+    got = rows.set_index(["run", "topic", "measure"]).judged
+    for key, value in ref.value.items():
+        assert got[key] == pytest.approx(value, abs=1e-12), key
+    sorted_run = read_run({t: {d: float(g) for d, g in docs.items()}
+                           for t, docs in labels.items()}, name="ideal")
+    with pytest.warns(UserWarning):
+        best = judge_estimate(sorted_run, None, judge, ["nDCG@10"], counts=False)
+    assert best.judged.tolist() == pytest.approx([1.0, 1.0, 1.0])
