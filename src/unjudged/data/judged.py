@@ -60,6 +60,11 @@ class Pool:
             self._memo[key] = make()
         return self._memo[key]
 
+    def ideal_memo(self, depth: int, key: tuple, make: Callable[[], T]) -> T:
+        """memo() of something computed from `ideal_grades(depth)` alone (a grown pool shares
+        it with the pools whose best grades are the same, see unjudged.strategies.growth)."""
+        return self.memo(("ideal", depth, *key), make)
+
     def num_nonrel(self, level: int) -> np.ndarray:
         return self.num_judged - self.num_rel(level)
 

@@ -88,8 +88,14 @@ def _prefix_dcg(gain: np.ndarray) -> np.ndarray:
 def ndcg(j, cutoff=None, dcg="log2", gains=None):
     got = gain_values(j.cut(cutoff), dcg, gains)
     got = (got / discount(got.shape[-1])).sum(axis=-1)
-    return divide(got, j.pool.memo(("ideal dcg", cutoff, dcg, gains),
-                                   lambda: _ideal_dcg(j, cutoff, dcg, gains)))
+    def ideal():
+        return _ideal_dcg(j, cutoff, dcg, gains)
+
+    # with a gain map every judged grade is read (a map may reorder them); without, the
+    # ideal DCG at a cutoff reads the best `cutoff` grades alone
+    idcg = j.pool.memo(("ideal dcg", cutoff, dcg, gains), ideal) if gains or cutoff is None \
+        else j.pool.ideal_memo(cutoff, ("dcg", dcg), ideal)
+    return divide(got, idcg)
 
 
 def _ideal_dcg(j, cutoff, dcg, gains):

@@ -30,7 +30,7 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
@@ -177,13 +177,14 @@ def samples(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
     if rows.size:
         keys = how.keys[t0:t1][rows, cols]
         p = cell_probabilities(part, how, how.model, rows, keys, levels)
-        got = requests(keys, p, part.topics, rows, how, i0, i1)
         if pool is not None and how.growth is not None and how.run_shift is not None:
             # the grown normalisers counted these documents as drawn without the run's shift:
             # count them as this run draws them, so its relevant documents are all in its
             # normaliser
-            base = requests(keys, p, part.topics, rows, replace(how, run_shift=None), i0, i1)
+            got, base = requests(keys, p, part.topics, rows, how, i0, i1, unshifted=True)
             pool = how.growth.regrown(pool, got, base, rows)
+        else:
+            got = requests(keys, p, part.topics, rows, how, i0, i1)
     out = {}
     for capped in kinds:
         grades = np.repeat(g[None], m, axis=0)
@@ -218,12 +219,26 @@ def _served(got: np.ndarray, rows: np.ndarray, part: Judged, levels: int, capped
     return np.minimum(got, np.maximum(part.pool.top_grade, 1)[rows])
 
 
+@overload
 def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarray,
-             how: Drawing, i0: int, i1: int) -> np.ndarray:
+             how: Drawing, i0: int, i1: int, unshifted: Literal[False] = ...) -> np.ndarray: ...
+
+
+@overload
+def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarray,
+             how: Drawing, i0: int, i1: int, unshifted: Literal[True]
+             ) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarray,
+             how: Drawing, i0: int, i1: int, unshifted: bool = False
+             ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """(i1 - i0, cells) grade requested by each document `keys` (of topic topics[rows]) with
-    grade probabilities `p` (cells, levels) in iterations i0..i1-1."""
+    grade probabilities `p` (cells, levels) in iterations i0..i1-1; with `unshifted`, also
+    the grades requested without the run's own shift (from the same variates)."""
     tails = np.cumsum(p[:, ::-1], axis=-1)[:, ::-1][:, 1:]  # (cells, grades >= 1)
     run_shift = getattr(how, "run_shift", None)
+    before = None
     if how.spread or how.shared_spread or run_shift is not None:
         # in log-odds, where the prior's uncertainty shifts every threshold
         threshold = _log_odds(tails)
@@ -231,12 +246,23 @@ def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarra
         if how.spread or how.shared_spread:
             variate -= _shifts(topics, how, i0, i1)[:, rows]
         if run_shift is not None:
+            if unshifted:
+                before = _grades(variate, threshold)
             variate -= run_shift.draws(how.seed, i0, i1)[:, None]
     else:  # the same comparison without the logarithms: u < P(grade >= g)
         threshold = tails
         variate = uniforms(keys, how.seed, i0, i1)
-    got = np.zeros((i1 - i0, keys.size), dtype=np.int8)
-    for r in range(tails.shape[-1]):  # grade = number of upper tails the variate falls within
+    got = _grades(variate, threshold)
+    if unshifted:
+        return got, got if before is None else before
+    return got
+
+
+def _grades(variate: np.ndarray, threshold: np.ndarray) -> np.ndarray:
+    """(m, cells) the number of upper tails (log-odds or probabilities `threshold`, (cells,
+    grades >= 1)) each variate falls within: the grade it requests."""
+    got = np.zeros(variate.shape, dtype=np.int8)
+    for r in range(threshold.shape[-1]):
         got += variate < threshold[None, :, r]
     return got
 

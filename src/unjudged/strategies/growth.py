@@ -40,6 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from threading import Lock
+from typing import TypeVar
 
 import numpy as np
 
@@ -54,6 +55,7 @@ from unjudged.strategies.keys import combine, name_key, normals
 from unjudged.strategies.position import PositionModel, topic_keys
 from unjudged.strategies.priors import MODEL_PRIORS
 
+T = TypeVar("T")
 #: (rows,) -> (rows, levels) grade probabilities of the model's documents `rows`
 Probabilities = Callable[[np.ndarray], np.ndarray]
 _KEEP = 4  # pools Growth.pool keeps laid out
@@ -262,21 +264,46 @@ class Growth:
         did counts them as it drew them."""
         counts = pool.counts  # type: ignore[attr-defined]
         m, n, width = counts.shape[0], counts.shape[1], counts.shape[-1]
-        it = np.repeat(np.arange(m), rows.size)
-        cell = np.tile(rows, m)
-        delta = np.zeros(m * n * width, dtype=np.int64)
-        for grades, sign in ((got, 1), (base, -1)):
-            g = np.minimum(grades.reshape(-1).astype(np.int64), width - 1)
-            rel = g > 0  # the growth counts relevant grades only (grade 0 adds no document)
-            np.add.at(delta, ((it * n + cell) * width + g)[rel], sign)
-        delta = delta.reshape(m, n, width)
-        changed = np.flatnonzero(delta.any(axis=(0, 2)))  # only these are laid out again
-        if changed.size == 0:
+        moved = np.flatnonzero((got != base).reshape(-1))  # most draws agree: only these count
+        if moved.size == 0:
             return pool
-        total = counts + delta
-        laid = np.array(pool.sorted_grades)
-        laid[:, changed] = _laid_out(total[:, changed], laid.shape[-1])
-        return GrownPool(pool.topics, laid, pool.num_unjudged, total)
+        it, cell = np.divmod(moved, rows.size)
+        ts, local = np.unique(rows[cell], return_inverse=True)  # the topics they are in
+        k = ts.size
+        at = (it * k + local) * width  # (iteration, topic) cell, times the grades
+        index, sign = [], []
+        for grades, s in ((got, 1), (base, -1)):
+            g = np.minimum(grades.reshape(-1)[moved].astype(np.int64), width - 1)
+            rel = g > 0  # the growth counts relevant grades only (grade 0 adds no document)
+            index.append((at + g)[rel])
+            sign.append(np.full(int(rel.sum()), s, dtype=np.int64))
+        # the net change of each (iteration, topic, grade) count, kept sparse: a run changes
+        # a few of them
+        key, where = np.unique(np.concatenate(index), return_inverse=True)
+        net = np.bincount(where, weights=np.concatenate(sign), minlength=key.size)
+        key, net = key[net != 0], net[net != 0].astype(np.int64)
+        if key.size == 0:
+            return pool
+        cells, cell_of = np.unique(key // width, return_inverse=True)
+        hi, hk = np.divmod(cells, k)
+        old = counts[hi, ts[hk]]
+        new = old.copy()
+        new[cell_of, key % width] += net  # (cell, grade) pairs are distinct
+        total = counts.copy()
+        total[hi, ts[hk]] = new
+        # the best grades move only where a count of a grade or better crosses the depth laid
+        # out (on a deep pool, rarely): only those cells are laid out again, and a topic whose
+        # cells all stay shares what was computed from its best grades (its ideal DCG)
+        laid = pool.sorted_grades
+        depth = laid.shape[-1]
+        shifted = (_clipped_above(old, depth) != _clipped_above(new, depth)).any(axis=-1)
+        same_best = np.ones(n, dtype=bool)
+        if shifted.any():
+            laid = laid.copy()
+            laid[hi[shifted], ts[hk[shifted]]] = _laid_out(new[shifted], depth)
+            same_best[ts[hk[shifted]]] = False
+        return GrownPool(pool.topics, laid, pool.num_unjudged, total,
+                         parent=pool, same_best=same_best)  # type: ignore[arg-type]
 
     def __getstate__(self) -> dict:
         # workers lay out their own (and a lock does not travel)
@@ -318,6 +345,12 @@ class Growth:
         return GrownPool(base.topics, grades, base.num_unjudged, total)
 
 
+def _clipped_above(counts: np.ndarray, depth: int) -> np.ndarray:
+    """(..., levels) how many documents of each grade or better, at most `depth`: what the
+    best `depth` grades of counts (..., levels) are a function of."""
+    return np.minimum(np.cumsum(counts[..., ::-1], axis=-1)[..., ::-1], depth)
+
+
 def _laid_out(counts: np.ndarray, width: int) -> np.ndarray:
     """(..., width) the best `width` grades, descending, of grade counts (..., levels); -1
     past the last document."""
@@ -336,6 +369,23 @@ class GrownPool(Pool):
     only the best grades (see Growth.pool), so the counts come from `counts`."""
 
     counts: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0), np.int64))
+    # a pool regrown from `parent` (Growth.regrown) whose best grades are the parent's in the
+    # topics `same_best`: there it shares what was computed from them (ideal_memo)
+    parent: GrownPool | None = field(default=None, repr=False)
+    same_best: np.ndarray | None = field(default=None, repr=False)
+    _best: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.parent is not None and self.same_best is not None and self.same_best.all():
+            self._best = self.parent._best
+
+    def ideal_memo(self, depth: int, key: tuple, make: Callable[[], T]) -> T:
+        if depth > self.sorted_grades.shape[-1]:  # read from the counts
+            return self.memo(("ideal", depth, *key), make)
+        k = (depth, *key)
+        if k not in self._best:
+            self._best[k] = make()
+        return self._best[k]
 
     @property
     def num_judged(self) -> np.ndarray:
@@ -357,4 +407,6 @@ class GrownPool(Pool):
         # kept: measures slice a batch by topics, and every run's batch is this same pool
         return self.memo(("topics", a, b), lambda: GrownPool(
             self.topics[a:b], self.sorted_grades[..., a:b, :], self.num_unjudged[a:b],
-            self.counts[..., a:b, :]))
+            self.counts[..., a:b, :],
+            None if self.parent is None else self.parent.topic_slice(a, b),  # type: ignore[arg-type]
+            None if self.same_best is None else self.same_best[a:b]))
