@@ -196,6 +196,63 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+COVID = Path(__file__).resolve().parents[2] / "shared" / "data" / "castorini-TREC-COVID" / \
+    "round1"
+
+
+def speed(b: int = 10_000) -> None:
+    """The issue's speed target: 143 TREC-COVID round-1 runs x 30 topics with a judge file and
+    an audit sample, PPI estimates of nDCG@10 per (run, topic) and run and P(A > B) and ranks
+    from b coupled draws. The judge labels every retrieved document the qrels do not grade
+    (the qrels' grade flipped for 20% of theirs; the others a draw at the judged documents'
+    relevance rate; seed 0); the audit: 5% of them (weighted design), graded from the same
+    simulation."""
+    import warnings
+
+    from unjudged import read_qrels, read_runs
+    from unjudged.data.qrels import qrels_columns
+    from unjudged.judges import draw_audit, judge_draws, judge_estimate
+
+    warnings.simplefilter("ignore")
+    t0 = time.perf_counter()
+    q = read_qrels(str(COVID / "qrels" / "qrels-rnd1.txt"))
+    runs = list(read_runs(sorted(str(p) for p in (COVID / "runs").iterdir()), qrels=q))
+    qid, _, docno, grade = qrels_columns(q)
+    rate = float(np.mean(np.asarray(grade) > 0))
+    retrieved = pd.concat([pd.DataFrame({
+        "topic": np.repeat(np.array(r.topics, dtype=object), np.diff(r.offsets)),
+        "docno": r.docno.to_numpy(zero_copy_only=False)}) for r in runs]).drop_duplicates()
+    judged = pd.DataFrame({"topic": qid.to_numpy(zero_copy_only=False),
+                           "docno": docno.to_numpy(zero_copy_only=False)})
+    rng = np.random.default_rng(0)
+    open_ = retrieved.merge(judged, how="left", indicator=True)
+    open_ = open_[open_["_merge"] == "left_only"][["topic", "docno"]]
+    truth = (rng.random(len(open_)) < rate).astype(int)
+    label = np.where(rng.random(len(open_)) < 0.2, 1 - truth, truth)
+    judge = "".join(f"{t} 0 {d} {g}\n" for t, d, g in zip(open_.topic, open_.docno, label,
+                                                          strict=True)).encode()
+    grades = dict(zip(zip(open_.topic, open_.docno, strict=True), truth, strict=True))
+    read = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    audit = draw_audit(runs, q, judge, 0.05 * len(open_), seed=0)
+    aq = "".join(f"{t} 0 {d} {grades[t, d]}\n" for t, d in zip(
+        audit.topic.to_pylist(), audit.docno.to_pylist(), strict=True)).encode()
+    drawn = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rows = judge_estimate(runs, q, judge, ["nDCG@10"], audit=audit, audit_qrels=aq,
+                          design=audit.design, level=LEVEL, counts=False)
+    est = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    d = judge_draws(runs, q, judge, ["nDCG@10"], audit=audit, audit_qrels=aq,
+                    design=audit.design, b=b)[0]
+    pairs, ranks = d.pair_rows(), d.rank_intervals(LEVEL)
+    coupled = time.perf_counter() - t0
+    print(f"{len(runs)} runs x {len(q.topics)} topics, {len(open_):,} judge-labelled documents, "
+          f"audit {len(audit):,}: reading and simulating {read:.1f} s; drawing the audit "
+          f"{drawn:.1f} s; ppi estimates ({len(rows):,} rows) {est:.1f} s; {b:,} coupled "
+          f"draws, {len(pairs):,} P(A > B) and {len(ranks)} rank intervals {coupled:.1f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=200)
@@ -204,7 +261,13 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--table", action="store_true",
                     help="Only print the docs' table from benchmarks/results/judges.json.")
+    ap.add_argument("--speed", action="store_true",
+                    help="Only time 143 TREC-COVID round-1 runs with a simulated judge "
+                    "and audit (b = 10,000).")
     args = ap.parse_args()
+    if args.speed:
+        speed()
+        return
     if args.table:
         print(markdown(json.loads(OUT.read_text())), end="")
         return

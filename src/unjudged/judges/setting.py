@@ -64,17 +64,18 @@ def build_setting(runs: list[Any], qrels: Qrels | None, judge: Judge,
     human = _qrels_frame(qrels)
     labels = pd.DataFrame({"topic": judge.topic.to_numpy(zero_copy_only=False),
                            "docno": judge.docno.to_numpy(zero_copy_only=False)})
-    topics = sorted(set(human.topic) | set(labels.topic))
+    topics = sorted(set(pd.unique(human.topic)) | set(pd.unique(labels.topic)))
     entries = _entries(runs, set(topics))
     keys = pd.concat([human[["topic", "docno"]], labels, entries[["topic", "docno"]]]
                      + ([] if audit is None else [_audit_frame(audit)[["topic", "docno"]]]),
                      ignore_index=True)
-    codes, uniques = pd.factorize(keys.topic + "\x1f" + keys.docno)
-    n = len(uniques)
-    split = uniques.str.split("\x1f", n=1, regex=False)
+    codes, pair_names, pair_docno = _pairs(keys.topic.to_numpy(dtype=object),
+                                           keys.docno.to_numpy(dtype=object))
+    n = pair_docno.size
+    names, at = np.unique(pair_names.astype(str), return_inverse=True)
     topic_of = {t: i for i, t in enumerate(topics)}
-    pair_topic = np.array([topic_of.get(s[0], -1) for s in split], dtype=np.int64)
-    pair_docno = np.array([s[1] for s in split], dtype=object)
+    pair_topic = np.array([topic_of.get(t, -1) for t in names.tolist()],
+                          dtype=np.int64)[at.reshape(-1)] if n else np.zeros(0, dtype=np.int64)
     nh, nl, ne = len(human), len(labels), len(entries)
     grade = np.full(n, -1, dtype=np.int64)
     grade[codes[:nh]] = human.grade.to_numpy()
@@ -94,24 +95,44 @@ def build_setting(runs: list[Any], qrels: Qrels | None, judge: Judge,
         audit_grade[a] = grade[a]
         if audit_qrels is not None:
             extra = _qrels_frame(audit_qrels)
-            where = dict(zip(extra.topic + "\x1f" + extra.docno, extra.grade, strict=True))
-            audit_grade[a] = [where.get(k, -1) for k in uniques[a]]
+            audit_grade[a] = _lookup(pair_names[a], pair_docno[a], extra.topic, extra.docno,
+                                     extra.grade.to_numpy(), -1).astype(np.int64)
             _check_graded(audit, audit_grade[a], "the audit qrels")
         grade[a] = -1  # drawn pairs are sample members, not fixed truth
     labelled = has_label & (grade < 0)
     known = None
     if design is not None:
-        where = dict(zip(_keys(design), design.pi.tolist(), strict=True))
-        known = np.array([where.get(k, 0.0) for k in uniques], dtype=np.float64)
+        frame = _audit_frame(design)
+        known = _lookup(pair_names, pair_docno, frame.topic, frame.docno, design.pi, 0.0)
     return Setting(judge.name, topics, [str(getattr(r, "name", r)) for r in runs], pair_topic,
                    pair_docno, grade, labelled, dist, pi, audit_grade,
                    entries.run.to_numpy(), codes[nh + nl:nh + nl + ne],
                    entries["rank"].to_numpy(), levels, known)
 
 
-def _keys(sample: AuditSample) -> list[str]:
-    return [f"{t}\x1f{d}" for t, d in zip(sample.topic.to_pylist(), sample.docno.to_pylist(),
-                                         strict=True)]
+def _pairs(topic: np.ndarray, docno: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each (topic, docno) row's pair code, and each pair's topic and docno (object arrays),
+    with no Python loop over the rows: the two columns are factorised apart and their codes
+    combined."""
+    tf, tu = pd.factorize(topic)
+    df_, du = pd.factorize(docno)
+    width = max(len(du), 1)
+    uniq, codes = np.unique(tf.astype(np.int64) * width + df_, return_inverse=True)
+    return (codes.reshape(-1), np.asarray(tu, dtype=object)[uniq // width],
+            np.asarray(du, dtype=object)[uniq % width])
+
+
+def _lookup(topic: np.ndarray, docno: np.ndarray, at_topic: Any, at_docno: Any,
+            values: np.ndarray, missing: float) -> np.ndarray:
+    """values[k] of the row k of (at_topic, at_docno) that each (topic, docno) names (the
+    first such row), `missing` where none does."""
+    table = pd.DataFrame({"topic": np.asarray(at_topic, dtype=object),
+                          "docno": np.asarray(at_docno, dtype=object),
+                          "value": np.asarray(values, dtype=np.float64)}
+                         ).drop_duplicates(["topic", "docno"])
+    got = pd.DataFrame({"topic": topic, "docno": docno}).merge(table, how="left",
+                                                                on=["topic", "docno"])
+    return got.value.fillna(missing).to_numpy(dtype=np.float64)
 
 
 def _qrels_frame(qrels: Qrels | None) -> pd.DataFrame:
