@@ -357,3 +357,22 @@ def test_coupled_covariance_is_conservative_for_differences():
             model = c[a, a] + c[b, b] - 2 * c[a, b]
             assert model >= 0.9 * np.var(v[:, a] - v[:, b]), (m.name, a, b)
             assert model <= 4.0 * np.var(v[:, a] - v[:, b]), (m.name, a, b)
+
+
+def test_several_judges_get_a_column_each(f):
+    (f / "strict").write_text(JUDGE.replace("d2 1", "d2 0"))
+    r = _cli("estimate", f / "qrels", f / "run", "-m", "P@2", "--judge", f / "judge",
+             "--judge", f / "strict", "--audit", f / "audit", "--audit-qrels", f / "aq",
+             "-b", 20, "--methods", "nonrel", "-f", "tsv")
+    assert r.exit_code == 0, r.output
+    rows = _tsv(r.stdout).set_index("method").value
+    assert rows["ppi[judge]"] == pytest.approx(0.25)  # as with --judge judge alone
+    alone = judge_estimate(read_run(str(f / "run")), str(f / "qrels"), str(f / "strict"),
+                           ["P@2"], audit=str(f / "audit"), audit_qrels=str(f / "aq"),
+                           counts=False)
+    assert rows["ppi[strict]"] == pytest.approx(alone[alone.topic == "all"].estimate.iloc[0])
+    r = _cli("eval", f / "qrels", f / "run", "-m", "P@2", "--judge", f / "judge", "--judge",
+             f / "strict", "-q", "-f", "tsv")
+    assert r.exit_code == 0, r.output
+    # d2: the judges' mean (0.5, 0.5): a tie goes to grade 0; P@2 of topic 1 is 0
+    assert _tsv(r.stdout).set_index("topic").value["1"] == 0.0

@@ -158,7 +158,10 @@ def judge_tables(runs: list[Any], qrels: Any, judge: Any, measures: Any, *, audi
     from unjudged.judges.diagnose import calibration, judge_agreement, lift_flags
     from unjudged.judges.estimate import estimate_setting, judge_settings, setting_draws
 
-    ok, _ = split_measures(measures)
+    ok, other = split_measures(measures)
+    if other:
+        note(f"the judge section covers P@k, RBP and nDCG; no ppi estimate for "
+             f"{', '.join(m.name for m in other)}")
     settings = judge_settings(runs, qrels, _judges(judge), audit=audit,
                               audit_qrels=audit_qrels, design=design)
     agreement, confusion, cal, estimates = [], [], [], []
