@@ -30,8 +30,11 @@ check: $(VENV)/.installed-test
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# the suite on TEST_WORKERS processes (pytest-xdist), whole files per worker (--dist loadfile):
+# a module's fixtures are built once, its tests run in order; 2 cores in CI
+TEST_WORKERS ?= 2
 test: check
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[bench]'

@@ -69,7 +69,7 @@ def test_make_demo_installs_only_the_package(tmp_path):
         f"{venv}/bin/ruff check src tests benchmarks",
         f"{venv}/bin/mypy",
         f"{venv}/bin/lint-imports",
-        f"{venv}/bin/python -m pytest -q",
+        f"{venv}/bin/python -m pytest -q -n 2 --dist loadfile",
     ]
 
 
