@@ -13,7 +13,8 @@ lines) goes to --data-dir (default /tmp/unjudged-scaling) and is deleted at the 
 --keep.
 
 Usage: python benchmarks/scaling.py [--sizes 1 3 10 30 100] [--repeats 3 3 2 1 1]
-                                    [--modes memory stream] [--keep] [--plot-only]
+                                    [--modes memory stream] [--keep]
+       python benchmarks/scaling.py --plot-only [--before OLD.json]
 """
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
-def plot(summary: dict, png: Path) -> None:
+def plot(summary: dict, png: Path, before: dict | None = None) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -99,6 +100,11 @@ def plot(summary: dict, png: Path) -> None:
         ax_t.plot(n, [r["wall_us_per_line"] for r in rows], style, color=color,
                   alpha=0.35, label=f"{label}, wall")
         ax_m.plot(n, [r["peak_mb"] for r in rows], style, color=color, label=label)
+        old = [r for r in (before or {}).get("rows", []) if r["mode"] == mode]
+        if old:
+            ax_t.plot(np.array([r["lines"] for r in old]) / 1e6,
+                      [r["cpu_us_per_line"] for r in old], ":", marker=style[0], color=color,
+                      alpha=0.6, label=f"{label}, CPU, before")
     for ax in (ax_t, ax_m):
         ax.set_xscale("log")
         ax.set_xlabel("run lines (millions)")
@@ -147,10 +153,12 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
     ap.add_argument("--plot-only", action="store_true", help="redraw the png from --out")
+    ap.add_argument("--before", type=Path, help="results of an earlier run, drawn dotted")
     a = ap.parse_args()
     png = a.out.with_suffix(".png")
     if a.plot_only:
-        plot(json.loads(a.out.read_text()), png)
+        plot(json.loads(a.out.read_text()), png,
+             json.loads(a.before.read_text()) if a.before else None)
         return
     repeats = a.repeats * len(a.sizes) if len(a.repeats) == 1 else a.repeats
     t0 = time.perf_counter()

@@ -34,19 +34,35 @@ class VocabularyIndex:
         self.vocabulary = vocabulary
         spread = fingerprints(vocabulary)
         spread *= _SPREAD
-        self._code = np.argsort(spread).astype(np.int32)
-        self._sorted = spread[self._code]
-        del spread
-        # two distinct strings with one fingerprint (possible only beyond 8 bytes): Arrow's
-        # hash lookup then, rather than a table that could find only one of them
-        self._exact = not np.any(self._sorted[1:] == self._sorted[:-1])
-        bits = max(1, int(np.ceil(np.log2(max(self._sorted.size, 2)))) - 1)  # ~2 per slot
-        self._shift = np.uint64(64 - bits)
-        slots = np.arange((1 << bits) + 1, dtype=np.uint64)
-        self._start = np.searchsorted(self._sorted >> self._shift, slots).astype(np.int32)
+        code = np.argsort(spread)
+        n = spread.size
         vocab = vocabulary.combine_chunks() if isinstance(vocabulary, pa.ChunkedArray) \
             else vocabulary
-        self._ends = string_offsets(vocab)  # lengths of matched codes come from these
+        lengths = np.diff(string_offsets(vocab))
+        # one record per string in fingerprint order: the fingerprint, and the code with the
+        # length above it, so that a probe reads what it needs from one place in memory (a
+        # big vocabulary is out of cache: 3.4M strings, on 100M lines, doubled the cost of a
+        # lookup when code and length were read from arrays of their own). Two spare records
+        # let a slot's first two entries be read without bounds checks (see _find).
+        self._rec = np.zeros((n + 2, 2), dtype=np.uint64)
+        self._rec[:n, 0] = spread[code]
+        del spread
+        self._rec[:n, 1] = lengths[code]
+        self._rec[:n, 1] <<= np.uint64(32)
+        self._rec[:n, 1] |= code.astype(np.uint64)
+        del code, lengths
+        # the records as 16-byte items, which numpy gathers in one copy each (a view)
+        self._items = self._rec.view(np.complex128).ravel()
+        keys = self._rec[:n, 0]
+        # two distinct strings with one fingerprint (possible only beyond 8 bytes): Arrow's
+        # hash lookup then, rather than a table that could find only one of them
+        self._exact = not np.any(keys[1:] == keys[:-1])
+        # 0.5-1 entries a slot: all but a few percent of the slots hold at most two, which
+        # _find reads in one pass (4-8 bytes of directory per entry)
+        bits = max(1, int(np.ceil(np.log2(max(n, 2)))))
+        self._shift = np.uint64(64 - bits)
+        slots = np.arange((1 << bits) + 1, dtype=np.uint64)
+        self._start = np.searchsorted(keys >> self._shift, slots).astype(np.int32)
 
     def by_hash(self, rows: int) -> bool:
         """Whether `codes` looks `rows` strings up through Arrow's hash table: only when the
@@ -68,33 +84,53 @@ class VocabularyIndex:
         out = np.full(prints.size, -1, dtype=np.int32)
         for lo in range(0, prints.size, _STEP):
             part = out[lo : lo + _STEP]
-            self._find(prints[lo : lo + _STEP] * _SPREAD, part)
-            self._confirm(column, lo, lengths[lo : lo + _STEP], part)
+            found, record = self._find(prints[lo : lo + _STEP] * _SPREAD)
+            self._confirm(column, lo, lengths[lo : lo + _STEP], found, record, part)
         return out
 
-    def _find(self, spread: np.ndarray, out: np.ndarray) -> None:
+    def _find(self, spread: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(positions in `spread` found in the vocabulary, their records' second words)."""
         slot = (spread >> self._shift).astype(np.intp)
-        pos, end = self._start[slot], self._start[slot + 1]
-        todo = np.flatnonzero(pos < end)
-        while todo.size:  # a slot holds about two entries: a few passes over shrinking sets
-            at = pos[todo]
-            hit = self._sorted[at] == spread[todo]
-            out[todo[hit]] = self._code[at[hit]]
-            todo = todo[~hit]
-            pos[todo] += 1
-            todo = todo[pos[todo] < end[todo]]
+        pos = self._start[slot]
+        size = self._start[slot + 1] - pos
+        del slot
+        # a slot's first two records at once (adjacent, usually one cache line); fingerprints
+        # are distinct, so at most one of them matches
+        one, two = (self._items[p].view(np.uint64).reshape(-1, 2) for p in (pos, pos + 1))
+        second = (two[:, 0] == spread) & (size > 1)
+        hit = second | ((one[:, 0] == spread) & (size > 0))
+        found = [np.flatnonzero(hit)]
+        record = [np.where(second, two[:, 1], one[:, 1])[found[0]]]
+        del one, two
+        todo = np.flatnonzero((size > 2) & ~hit)
+        pos = pos[todo] + 2
+        end = pos + size[todo] - 2
+        while todo.size:  # the rare slots of three or more: a pass per further entry
+            rec = self._items[pos].view(np.uint64).reshape(-1, 2)
+            hit = rec[:, 0] == spread[todo]
+            found.append(todo[hit])
+            record.append(rec[hit, 1])
+            keep = ~hit & (pos + 1 < end)
+            todo, pos, end = todo[keep], pos[keep] + 1, end[keep]
+        if len(found) == 1:
+            return found[0], record[0]
+        return np.concatenate(found), np.concatenate(record)
 
-    def _confirm(self, column, lo: int, lengths: np.ndarray, out: np.ndarray) -> None:
-        """Undo matches (rows lo.. of `column`) whose strings differ: other lengths, or other
-        bytes beyond the first 8."""
-        rows = np.flatnonzero(out >= 0)
-        if not rows.size:
+    def _confirm(self, column, lo: int, lengths: np.ndarray, found: np.ndarray,
+                 record: np.ndarray, out: np.ndarray) -> None:
+        """Codes of the rows `found` (rows lo.. of `column`) whose strings are the same: same
+        lengths, and same bytes beyond the first 8."""
+        if not found.size:
             return
-        own = lengths[rows]
-        code = out[rows]
-        wrong = own != self._ends[code + 1] - self._ends[code]
-        out[rows[wrong]] = -1
-        long = rows[~wrong & (own > 8)]
-        if long.size:
-            same = equal_strings(column, long + lo, self.vocabulary, out[long].astype(np.int64))
-            out[long[~same]] = -1
+        own = lengths[found]
+        same = own == (record >> np.uint64(32)).astype(np.int64)
+        found, own = found[same], own[same]
+        code = (record[same] & np.uint64(0xFFFFFFFF)).astype(np.int32)
+        long = own > 8
+        if long.any():
+            rows = found[long]
+            ok = equal_strings(column, rows + lo, self.vocabulary, code[long].astype(np.int64))
+            keep = np.ones(found.size, dtype=bool)
+            keep[np.flatnonzero(long)[~ok]] = False
+            found, code = found[keep], code[keep]
+        out[found] = code
