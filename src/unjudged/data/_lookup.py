@@ -3,8 +3,9 @@
 Arrow's `index_in` builds a hash table of the whole vocabulary on every call, which for the
 qrels of a Robust-sized collection is 13 MB more memory for every run read. Here the
 vocabulary's fingerprints are sorted once, with a directory of where each range of them
-starts, and looking a string up costs two gathers. A fingerprint match with equal lengths is
-proof for strings of up to 8 bytes (the fingerprint is their bytes); longer matches are
+starts, and looking a string up reads the directory and then (usually) one 32-byte stretch of
+records, each holding a fingerprint with its code and length. A fingerprint match with equal
+lengths is proof for strings of up to 8 bytes (the fingerprint is their bytes); longer matches are
 confirmed on the strings, so a hash collision can never give a document the wrong code.
 """
 
