@@ -16,7 +16,8 @@ automatically. On small random qrels (grades -1..3, some retrieved documents unj
    has the topic's top grade, DCG@k (with graded gains a grade-1 document at rank 1 can lower
    DCG@k: a lone grade-3 document moves from 3/log2(2) to 3/log2(3));
 7. every kernel accepts a leading sample axis (how bootstrap reuses them) and computes each
-   sample as it would alone (known failures: NO_SAMPLE_AXIS, strict xfails).
+   sample as it would alone (known failures: NO_SAMPLE_AXIS, which must raise ValueError);
+   checked on the examples of 1, in the same test.
 """
 
 from __future__ import annotations
@@ -114,14 +115,22 @@ def ranking(docs: dict[str, float]) -> list[str]:
 @SETTINGS
 @given(collections(), policies)
 def test_values_are_finite_bounded_and_integral(name, data, pol):
+    """Property 1, and on the same examples property 7 (drawing and judging an example costs
+    nearly all the time: one test for both halves it)."""
     m = BY_NAME[name]
-    v = m.compute(judged(*data, pol))
+    j = judged(*data, pol)
+    v = m.compute(j)
     assert np.all(np.isfinite(v)), v
     if m.spec.bounded is not None:
         lo, hi = m.spec.bounded
         assert np.all((v >= lo - 1e-12) & (v <= hi + 1e-12)), v
     if m.spec.integer:
         assert np.array_equal(v, np.round(v)), v
+    if name in NO_SAMPLE_AXIS:  # a known failure, until fixed (then remove it there)
+        with pytest.raises(ValueError):
+            _check_sample_axis(m, j)
+    else:
+        _check_sample_axis(m, j)
 
 
 # ----------------------------------------------------------------------------- 2-3. invariance
@@ -293,15 +302,9 @@ def _reversed_rankings(j) -> np.ndarray:
     return g
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(reason=NO_SAMPLE_AXIS[n], raises=ValueError,
-                                            strict=True)) if n in NO_SAMPLE_AXIS else n
-    for n in BY_NAME])
-@SETTINGS
-@given(collections(), policies)
-def test_kernels_take_a_leading_sample_axis(name, data, pol):
-    m = BY_NAME[name]
-    j = judged(*data, pol)
+def _check_sample_axis(m: Measure, j) -> None:
+    """Property 7 on one judged example (run by test_values_are_finite_bounded_and_integral):
+    the kernel on (2, topics, depth) grades computes each sample as it would alone."""
     other = _reversed_rankings(j)
     both = m.compute(j.with_grades(np.stack([j.grades, other])))
     assert both.shape == (2, len(j.topics))
