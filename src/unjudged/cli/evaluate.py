@@ -26,6 +26,12 @@ from unjudged.cli._base import (
     write_output,
 )
 from unjudged.cli._checks import below_2_63
+from unjudged.cli._judging import (
+    JUDGE_OPTION,
+    check_judge_options,
+    judge_estimate_options,
+    ppi_notes,
+)
 from unjudged.cli._runs import (
     POOL_RUNS,
     baseline_name,
@@ -33,12 +39,6 @@ from unjudged.cli._runs import (
     runs_and_pool,
 )
 from unjudged.cli._strategies import StrategyColumn, all_methods, methods_help
-from unjudged.cli.judge import (
-    JUDGE_OPTION,
-    check_judge_options,
-    judge_estimate_options,
-    ppi_notes,
-)
 from unjudged.cli.matrix import PAIRED_TESTS, SIGNIFICANCE
 from unjudged.strategies.registry import BASELINE, STRATEGIES
 

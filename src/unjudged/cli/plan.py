@@ -20,9 +20,9 @@ from unjudged.cli._base import (
     write_output,
 )
 from unjudged.cli._checks import measure_names
+from unjudged.cli._judging import JUDGE_OPTION
 from unjudged.cli._runs import cli_runs, run_options
 from unjudged.cli.experiment import experiment_group
-from unjudged.cli.judge import JUDGE_OPTION
 
 _STRATEGIES = ("depth", "rbp", "mtf", "maxmean", "mtc", "uncertainty")  # planning.STRATEGIES
 _OBJECTIVES = ("ranking", "pair", "intervals")

@@ -19,8 +19,8 @@ from unjudged.cli._base import (
     policy_options,
     write_output,
 )
+from unjudged.cli._judging import check_judge_options, judge_estimate_options
 from unjudged.cli._runs import POOL_RUNS, baseline_name, run_options, runs_and_pool
-from unjudged.cli.judge import check_judge_options, judge_estimate_options
 from unjudged.policies import NameMode
 
 
