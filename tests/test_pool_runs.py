@@ -64,6 +64,22 @@ def test_with_pool_runs_alone_or_together_the_same(example):
     assert not np.array_equal(_point(_estimate(runs[2:3], q), runs[2].name), want)
 
 
+def test_a_measure_does_not_depend_on_the_measures_beside_it(example):
+    """nDCG@10 alone or with AP@100 and P@5: the same rows, per topic and per run, to the
+    last bit (the normalisers grow per cutoff; every statistic sums its own draws)."""
+    _, _, q, runs = example
+
+    def rows(names):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnjudgedWarning)
+            est = estimate_runs(runs, q, parse_measures(names), b=B, seed=3, pool_runs=runs)
+        df = est.to_pandas(per_topic=True)
+        return df[df.measure == "nDCG@10"].reset_index(drop=True)
+
+    alone, beside = rows(["nDCG@10"]), rows(["nDCG@10", "AP@100", "P@5"])
+    assert len(alone) > 100 and alone.equals(beside)
+
+
 def test_fallback_is_said(example):
     _, _, q, runs = example
     with warnings.catch_warnings(record=True) as seen:

@@ -428,7 +428,7 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
     shift = run_shift(run, judged, keys, context, settings) \
         if sampled and n and keys is not None else None
     for k, idx in _by_cutoff(measures).items():
-        at = AtCutoff(judged, k, fill.top(judged, k), keys, context.model, context.growth,
+        at = AtCutoff(judged, k, fill.top(judged, k), keys, context.model, context.growth_at(k),
                       context.expected, shift)
         # each strategy's rankings are built once per cutoff, when some measure needs them
         here: dict[str, tuple[Judged, ...]] = {}
@@ -490,15 +490,17 @@ def end_mass(samples: np.ndarray, lohi: np.ndarray) -> np.ndarray:
 
 
 def growth_of(model: PositionModel, qrels: Qrels, measures: list[Measure],
-              settings: EstimateSettings) -> Growth:
-    """The drawn grade counts that grow the normalisers: every unjudged document some run
-    retrieves, at any rank (a deeper collection's normaliser counts relevant documents below
-    any cutoff of ours). Those within the deepest cutoff of the measures are drawn as in the
-    runs; the deeper ones as a sum (unjudged.strategies.growth)."""
-    cutoffs = [m.cutoff for m in measures]
-    exact = None if None in cutoffs else max(c for c in cutoffs if c is not None)
+              settings: EstimateSettings) -> dict[int | None, Growth]:
+    """Per cutoff of the measures, the drawn grade counts that grow its normalisers: every
+    unjudged document some run retrieves, at any rank (a deeper collection's normaliser counts
+    relevant documents below any cutoff of ours). Those within the cutoff (all for uncut
+    measures) are drawn as in the runs; the deeper ones as a sum (unjudged.strategies.growth).
+    One per cutoff, so that a measure's draws do not depend on the other measures asked for
+    beside it."""
     levels = max(int(qrels.key_grades.max(initial=0)) + 1, 2)
-    return Growth.build(model, qrels, settings, levels, settings.b, exact_depth=exact)
+    cutoffs = sorted({m.cutoff for m in measures}, key=lambda c: (c is None, c or 0))
+    return {k: Growth.build(model, qrels, settings, levels, settings.b, exact_depth=k)
+            for k in cutoffs}
 
 
 def _rankings(s: Fill, at: AtCutoff, once: dict[str, tuple[Judged, ...]],
@@ -573,10 +575,19 @@ class DrawContext:
     """What random strategies share across all the runs of one estimate."""
 
     model: PositionModel | None = None
-    growth: Growth | None = None
+    #: the grown normalisers per cutoff of the measures (growth_of), when they grow
+    growth: dict[int | None, Growth] | None = None
     expected: Expected | None = None
     #: the pool runs' judged misfits (unjudged.strategies.misfit.Pool), when runs shift
     misfit: Any = None
+
+    def growth_at(self, cutoff: int | None) -> Growth | None:
+        """The grown normalisers a measure at `cutoff` reads (None: they do not grow)."""
+        if self.growth is None:
+            return None
+        if cutoff not in self.growth:
+            raise RuntimeError(f"no grown normalisers for cutoff {cutoff}")  # a bug
+        return self.growth[cutoff]
 
 
 @dataclass(frozen=True)

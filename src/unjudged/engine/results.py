@@ -98,10 +98,13 @@ def aggregate_measures(values: np.ndarray, measures: list[Measure],
                        weights: np.ndarray | None = None) -> np.ndarray:
     """Aggregate (..., topics, measures) over topics, each measure its own way; with
     (b, topics) `weights` (values (b, topics, measures)), a weighted aggregate per row."""
+    # each measure's values contiguous: a strided column sums in another order, and its mean
+    # would then differ in the last bit with the other measures asked for beside it
     if weights is not None:
-        return np.stack([weighted_aggregate(values[..., i], weights, m.spec.aggregate)
+        return np.stack([weighted_aggregate(np.ascontiguousarray(values[..., i]), weights,
+                                            m.spec.aggregate)
                          for i, m in enumerate(measures)], axis=-1)
-    return np.stack([aggregate(values[..., i], m.spec.aggregate)
+    return np.stack([aggregate(np.ascontiguousarray(values[..., i]), m.spec.aggregate)
                      for i, m in enumerate(measures)], axis=-1)
 
 

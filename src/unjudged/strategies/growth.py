@@ -251,8 +251,12 @@ class Growth:
                              for g in range(p.shape[-1])], axis=-1)  # (b, grades >= 1)
             var = np.stack([np.interp(s, grid, (p[..., g] * (1.0 - p[..., g])).sum(axis=1))
                             for g in range(p.shape[-1])], axis=-1)
-            drawn = np.rint(mean + np.sqrt(var) * variates[:, t])
-            counts[:, t, 1:] += np.maximum(drawn, 0).astype(np.int32)
+            drawn = np.maximum(np.rint(mean + np.sqrt(var) * variates[:, t]), 0)
+            # never more documents of a grade or better than there are (the normal's tail
+            # would, for a topic with few of them)
+            above = np.minimum(np.cumsum(drawn[:, ::-1], axis=-1)[:, ::-1], p.shape[1])
+            drawn = above - np.concatenate([above[:, 1:], np.zeros((b, 1))], axis=-1)
+            counts[:, t, 1:] += drawn.astype(np.int32)
 
         _per_topic(draw, np.unique(owner).tolist())
 
@@ -263,7 +267,7 @@ class Growth:
         own shift (unjudged.strategies.misfit) drew its documents otherwise than the growth
         did counts them as it drew them."""
         counts = pool.counts  # type: ignore[attr-defined]
-        m, n, width = counts.shape[0], counts.shape[1], counts.shape[-1]
+        n, width = counts.shape[1], counts.shape[-1]
         moved = np.flatnonzero((got != base).reshape(-1))  # most draws agree: only these count
         if moved.size == 0:
             return pool

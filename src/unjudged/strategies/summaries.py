@@ -197,8 +197,11 @@ def describe(samples: np.ndarray, point: str | float, level: float
     tail = (1.0 - level) / 2.0
     levels = [p / 100 for p in _PERCENTILES] + [tail, 1.0 - tail]
     q = np.quantile(samples, levels, axis=0)
-    mean, most = samples.mean(axis=0), mode(samples)
-    std = samples.std(axis=0, ddof=1) if samples.shape[0] > 1 else np.zeros(samples.shape[1:])
+    # each statistic's draws contiguous: summed along a strided axis, a mean would depend in
+    # its last bit on the other cells (measures) drawn beside it
+    along = np.ascontiguousarray(np.moveaxis(samples, 0, -1))
+    mean, most = along.mean(axis=-1), mode(samples)
+    std = along.std(axis=-1, ddof=1) if samples.shape[0] > 1 else np.zeros(samples.shape[1:])
     stats = np.stack([mean, most, std, *q[:len(_PERCENTILES)]], axis=-1)
     value = mean if point == "mean" else most if point == "mode" else \
         point_estimate(samples, point)
