@@ -83,27 +83,17 @@ def covid(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def reference(covid):
-    """ir_measures' per-topic values: {(name, run): {topic: value}}.
-
-    One ``iter_calc`` per run for all the measures but Accuracy: the default pipeline gives each
-    measure to the first installed provider that supports it, whatever else is asked for, and
-    these values equal those of one call per measure (47 s -> 6 s in the suite). The accuracy
-    provider is asked one measure at a time: given Accuracy and Accuracy(rel=2)@100 together it
-    reports other values for the second on two of the runs."""
+    """ir_measures' per-topic values: {(name, run): {topic: value}}."""
     qrels_path, paths = covid
     qrels = list(im.read_trec_qrels(str(qrels_path)))
-    alone = GROUPS["accuracy"][1]
-    batch = [im.parse_measure(name) for _, name in CASES if name not in alone]
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for run, path in paths.items():
-            got: dict = {}
-            for measures in [list(set(batch))] + [[im.parse_measure(n)] for n in alone]:
-                for m in im.iter_calc(measures, qrels, im.read_trec_run(str(path))):
-                    got.setdefault(m.measure, {})[m.query_id] = m.value
-            for _, name in CASES:
-                out[name, run] = got.get(im.parse_measure(name), {})
+        for _, name in CASES:
+            measure = im.parse_measure(name)
+            for run, path in paths.items():
+                out[name, run] = {m.query_id: m.value for m in
+                                  im.iter_calc([measure], qrels, im.read_trec_run(str(path)))}
     return out
 
 
