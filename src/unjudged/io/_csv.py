@@ -52,7 +52,10 @@ def table_format(head: bytes, path: str = "") -> str | None:
         >>> table_format(b"PAR1...", "run.parquet"), table_format(b"query_id\\tdoc_id\\n")
         ('parquet', 'tsv')
     """
-    if head.startswith(b"PAR1") or path.lower().endswith((".parquet", ".pq")):
+    # a Parquet file holds its magic at both ends and a footer: 12 bytes at least (a shorter
+    # file that starts with the magic is text, and read as such)
+    if (head.startswith(b"PAR1") and len(head) >= 12) or \
+            path.lower().endswith((".parquet", ".pq")):
         return "parquet"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"#"):  # a comment naming the columns: TREC text, where it is skipped
