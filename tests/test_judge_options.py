@@ -376,3 +376,42 @@ def test_several_judges_get_a_column_each(f):
     assert r.exit_code == 0, r.output
     # d2: the judges' mean (0.5, 0.5): a tie goes to grade 0; P@2 of topic 1 is 0
     assert _tsv(r.stdout).set_index("topic").value["1"] == 0.0
+
+
+def test_estimate_runs_judge_is_estimate_judge(f):
+    """unjudged.estimate_runs(judge=..., audit=...) gives the rows `estimate --judge --audit`
+    prints, every method's and the ppi's, per (run, topic) and per run, and the same P(A > B)."""
+    import unjudged
+    from unjudged.errors import InvalidOptionError
+
+    args = ["estimate", f / "qrels", f / "run", f / "run2", "-m", "P@2", "-m", "nDCG@3",
+            "--judge", f / "judge", "--audit", f / "audit", "--audit-qrels", f / "aq",
+            "-b", 300, "--methods", "nonrel,bootstrap", "-q", "-f", "tsv"]
+    r = _cli(*args)
+    assert r.exit_code == 0, r.output
+    cli = _tsv(r.stdout).set_index(["run", "topic", "measure", "method"])
+    runs = [read_run(str(f / "run")), read_run(str(f / "run2"))]
+    est = unjudged.estimate_runs(runs, read_qrels(str(f / "qrels")),
+                                 unjudged.parse_measures(["P@2", "nDCG@3"]),
+                                 methods=["nonrel", "bootstrap"], b=300,
+                                 judge=str(f / "judge"), audit=str(f / "audit"),
+                                 audit_qrels=str(f / "aq"))
+    api = est.to_pandas().set_index(["run", "topic", "measure", "method"])
+    assert sorted(api.index) == sorted(cli.index)
+    for col in ("value", "lo", "hi"):
+        assert api[col].to_dict() == pytest.approx(cli[col].loc[api.index].to_dict(),
+                                                   nan_ok=True)
+    ppi = api.xs("ppi", level="method")[["value", "lo", "hi"]]
+    # P@2 of r: d1 people 0 at rank 1, d2 audited (pi 0.5, people 0, judge 1) on topic 1
+    assert ppi.loc[("r", "all", "P@2")].tolist() == pytest.approx([0.25, 0.0, 0.5121],
+                                                                   abs=1e-4)
+    assert ppi.loc[("r", "1", "P@2")].tolist() == pytest.approx([-0.0625, 0.0, 0.3082],
+                                                                 abs=1e-4)
+    pairs = _tsv(_cli(*args[:-3], "--pairs", "-f", "tsv").stdout)
+    pairs = pairs[pairs.method == "ppi"].set_index(["run_a", "run_b", "measure"])
+    got = {(x["run_a"], x["run_b"], x["measure"]): x["p_a_better"]
+           for x in est.judged.pair_rows()}
+    assert got == pytest.approx(pairs.p_a_better.to_dict())
+    with pytest.raises(InvalidOptionError, match="go with judge"):
+        unjudged.estimate_runs(runs, read_qrels(str(f / "qrels")),
+                               unjudged.parse_measures(["P@2"]), audit=str(f / "audit"))

@@ -66,7 +66,7 @@ __all__ = [
 _LAZY = {
     "evaluate": "unjudged.engine.score", "score": "unjudged.engine.score",
     "evaluate_stream": "unjudged.engine.stream",
-    "estimate": "unjudged.engine.estimate", "estimate_runs": "unjudged.engine.estimate",
+    "estimate": "unjudged.engine.estimate", "estimate_runs": "unjudged.judges.runs",
     "read_run": "unjudged.io.runs", "read_runs": "unjudged.io.runs",
     "read_qrels": "unjudged.io.qrels", "parse_measures": "unjudged.measures",
     "Policies": "unjudged.policies", "Run": "unjudged.data.run", "Qrels": "unjudged.data.qrels",

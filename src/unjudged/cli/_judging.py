@@ -52,15 +52,3 @@ def check_judge_options(judges, audit, audit_qrels, design) -> None:
         raise click.UsageError("--audit, --audit-qrels and --design go with --judge")
     if not audit and (audit_qrels or design):
         raise click.UsageError("--audit-qrels and --design go with --audit")
-
-
-def ppi_notes(judges, audit, level: float, n_audited: int | None = None) -> list[str]:
-    """The table's note on the `ppi` column(s)."""
-    names = ", ".join(judges)
-    if not audit:
-        return [f"ppi: the score under judge {names}'s labels where the qrels grade nothing, "
-                "as a point: the judge's errors are NOT covered (no --audit; draw one with "
-                "`unjudged plan QRELS RUNS --audit N --judge FILE`)"]
-    return [f"ppi: prediction-powered estimate (PPI++) from judge {names}'s labels corrected "
-            f"by the human audit {audit}, with its {100 * level:g}% normal interval, which "
-            "covers the judge's errors (Horvitz-Thompson weights 1/pi; docs/judges.md)"]

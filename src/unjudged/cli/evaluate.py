@@ -1,4 +1,4 @@
-"""Commands that score runs: eval, estimate, trec_eval, measures, demo."""
+"""Commands that score runs: eval, estimate, measures, demo (trec_eval: cli.trec_eval)."""
 
 from __future__ import annotations
 
@@ -25,12 +25,10 @@ from unjudged.cli._base import (
     say,
     write_output,
 )
-from unjudged.cli._checks import below_2_63
 from unjudged.cli._judging import (
     JUDGE_OPTION,
     check_judge_options,
     judge_estimate_options,
-    ppi_notes,
 )
 from unjudged.cli._runs import (
     POOL_RUNS,
@@ -246,9 +244,10 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     estimate `ppi` from an automatic judge's labels corrected by a human audit sample."""
     check_judge_options(judges, audit, audit_qrels, design)
     lean_arrow()
-    from unjudged.engine.estimate import check_methods, estimate_runs
+    from unjudged.engine.estimate import check_methods
     from unjudged.errors import InvalidOptionError
     from unjudged.io import read_qrels
+    from unjudged.judges.runs import estimate_runs
     from unjudged.measures import parse_measures
     from unjudged.policies import Policies
     from unjudged.report.estimates import render_estimates
@@ -276,11 +275,14 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
     if prior == "text":
         prior, draw["estimates"] = "estimates", _text_prior(corpus_path, queries_path, q,
                                                             kept, pol)
+    judged = {"judge": list(judges), "audit": audit, "audit_qrels": audit_qrels,
+              "design": design} if judges else {}
     with executor_from_options(jobs or workers, dask) as ex:
         est = estimate_runs(stream, q, ms, methods=chosen, prior=prior, b=b, seed=seed,
                             point=point, policies=pol, executor=ex, desc="estimating",
                             pool_runs=pool,
-                            keep_samples=bool(samples_path or plot_path or truth_path), **draw)
+                            keep_samples=bool(samples_path or plot_path or truth_path),
+                            **judged, **draw)
     if truth is not None:
         from unjudged.engine.estimate import fit_quantiles
 
@@ -292,25 +294,14 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
         from unjudged.report.estimates import render_pairs
 
         ppi_pairs = None
-        if judges:
-            from unjudged.judges.options import ppi_pair_rows
-
-            ppi_pairs = (ppi_pair_rows(kept, q, list(judges), ms, audit=audit,
-                                       audit_qrels=audit_qrels, design=design, b=b, seed=seed),
+        if est.judged is not None:
+            ppi_pairs = (est.judged.pair_rows(),
                          [f"# ppi: P(A > B) over {b} coupled normal draws of the runs' "
                           "prediction-powered means, correlated as the judge's grade model "
                           "says (shared documents, shared ideal DCG; docs/judges.md)"])
         text = render_pairs(est, fmt, extra=ppi_pairs)
     else:
-        ppi = None
-        if judges:
-            from unjudged.judges.options import ppi_rows
-
-            rows, ppi_methods = ppi_rows(kept, q, list(judges), ms, audit=audit,
-                                         audit_qrels=audit_qrels, design=design,
-                                         level=est.interval, per_topic=per_topic)
-            ppi = (rows, ppi_methods, ppi_notes(judges, audit, est.interval))
-        text = render_estimates(est, fmt, per_topic=per_topic, extra=ppi)
+        text = render_estimates(est, fmt, per_topic=per_topic)
     if samples_path:
         from unjudged.report.estimates import write_samples
 
@@ -342,54 +333,6 @@ def _text_prior(corpus_path: str, queries_path: str | None, qrels, runs, pol):
             f"{counts['missing'] + counts['estimated']} documents retrieved or judged; they "
             "keep the topic prior")
     return est
-
-
-@main.command("trec_eval", context_settings={"ignore_unknown_options": False})
-@click.argument("qrels")
-@click.argument("run")
-@click.option("-q", "per_query", is_flag=True, help="Print per-query values too.")
-@click.option("-c", "complete", is_flag=True, help="Average over all qrels queries.")
-@click.option("-n", "nosummary", is_flag=True, help="No summary ('all') lines.")
-@click.option("-m", "measures", multiple=True, help="Measure or set (official, all_trec, set), "
-              "with trec_eval parameters: -m P.5,10  -mndcg.1=3,2=9.")
-@click.option("-M", "depth", type=int, default=None, callback=below_2_63,
-              help="Max documents per query.")
-@click.option("-l", "rel_level", type=int, default=1, help="Relevance level (default 1).")
-@click.option("-J", "judged_only", is_flag=True, help="Judged documents only.")
-@click.option("-Z", "zscores", default=None, help="z-score file: qid measure mean stddev.")
-@click.option("-R", "rel_format", type=click.Choice(["qrels", "prefs", "qrels_prefs", "qrels_jg"]),
-              default="qrels", show_default=True, help="Format of QRELS: preferences "
-              "(qid jg jsg docno level; -m all_prefs), a qrels read as preferences, or a qrels "
-              "whose iter column names judgment groups (-m qrels_jg).")
-@click.option("--ties", type=click.Choice(["trec_eval", "trec_eval9"]), default="trec_eval",
-              show_default=True, help="Scores compared in double precision (trec_eval 10.0) "
-              "or as C floats (trec_eval 9: scores equal to 7 digits tie and go by docno, as "
-              "in the 2020 TREC-COVID leaderboards and pytrec_eval).")
-def trec_eval_cmd(qrels, run, per_query, complete, nosummary, measures, depth, rel_level,
-                  judged_only, zscores, rel_format, ties) -> None:
-    """Drop-in replacement for trec_eval 10.0: byte-identical output (--ties trec_eval9 for
-    trec_eval 9's rankings)."""
-    lean_arrow()
-    from unjudged.io import read_qrels, read_run
-    from unjudged.policies import Policies
-    from unjudged.trec_eval._run import read_zscores, run_trec_eval
-
-    pol = Policies(ties=ties, complete=complete, rel_level=rel_level, depth=depth,
-                   judged_only=judged_only)
-    z = read_zscores(zscores) if zscores else None
-    if rel_format != "qrels":
-        from unjudged.io.prefs import read_prefs
-        from unjudged.trec_eval._prefs import run_trec_eval_prefs
-
-        text = run_trec_eval_prefs(read_run(run, ties=ties), read_prefs(qrels, rel_format),
-                                   list(measures), pol, per_query=per_query,
-                                   summary=not nosummary, zscores=z)
-        write_output(text, None)
-        return
-    q = read_qrels(qrels)
-    text = run_trec_eval(read_run(run, ties=ties, qrels=q), q, list(measures), pol,
-                         per_query=per_query, summary=not nosummary, zscores=z)
-    write_output(text, None)
 
 
 @main.command("measures")

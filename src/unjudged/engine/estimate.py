@@ -204,10 +204,19 @@ class Estimates:
     reference: str = ""
     #: what the run-level intervals cover (EstimateSettings.population)
     population: str = "these"
+    #: the judges' prediction-powered estimates (unjudged.judges.options.JudgeEstimates), when
+    #: `unjudged.estimate_runs` was given a judge: their rows follow the strategies' (`ppi`)
+    judged: Any = None
 
     def rows(self, per_topic: bool = True) -> Iterable[dict[str, Any]]:
         """One dict per (run, topic, measure, column): `value`, or a random strategy's
-        statistics (with `value` = the chosen point estimate)."""
+        statistics (with `value` = the chosen point estimate); then the judges' `ppi` rows
+        (value, lo, hi), if any."""
+        yield from self._strategy_rows(per_topic)
+        if self.judged is not None:
+            yield from self.judged.rows(per_topic)
+
+    def _strategy_rows(self, per_topic: bool) -> Iterable[dict[str, Any]]:
         methods = expand_methods(self.methods)
         drawn = {c: is_random(c) for c in methods}
         for r in self.runs:
@@ -484,9 +493,15 @@ def end_mass(samples: np.ndarray, lohi: np.ndarray) -> np.ndarray:
         [[0.25, 0.25]]
     """
     tol = 1e-12
-    lo = (np.abs(samples - lohi[..., 0]) <= tol).mean(axis=0)
-    hi = (np.abs(samples - lohi[..., 1]) <= tol).mean(axis=0)
-    return np.stack([lo, hi], axis=-1)
+    b = samples.shape[0]
+    cols, ends = samples.reshape(b, -1), lohi.reshape(-1, 2)
+    out = np.empty(ends.shape)
+    step = max(1, (1 << 21) // max(b, 1))  # columns at a time: temporaries of 16 MB, not b x n
+    for a in range(0, cols.shape[1], step):
+        part = cols[:, a:a + step]
+        for e in range(2):
+            out[a:a + step, e] = (np.abs(part - ends[a:a + step, e]) <= tol).mean(axis=0)
+    return out.reshape(lohi.shape)
 
 
 def growth_of(model: PositionModel, qrels: Qrels, measures: list[Measure],

@@ -3,8 +3,9 @@ judges' own functions (docs/judges.md):
 
     judge_qrels(qrels, judge) -> Qrels        the qrels, the judges' labels filling the pairs
                                               they leave open (eval --judge)
-    ppi_rows(runs, qrels, judge, measures, ...) -> rows    estimate's `ppi` rows
-    ppi_pair_rows(runs, qrels, judge, measures, ...)       P(A > B) from coupled draws
+    judge_estimates(runs, qrels, judge, measures, ...) -> JudgeEstimates   the `ppi` rows
+                                              of estimate (and estimate_runs(judge=...)) and
+                                              their P(A > B) from coupled draws
 
 Human qrels stay the truth wherever they exist.
 
@@ -16,14 +17,16 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from unjudged.errors import InvalidOptionError, note
-from unjudged.judges.estimate import FAMILIES, judge_draws, judge_estimate
+from unjudged.judges.estimate import FAMILIES
 from unjudged.judges.labels import Judge, check_judge, read_judge
+from unjudged.judges.setting import Setting
 from unjudged.measures import Measure, parse_measures
 
 PPI = "ppi"  #: the method name of the prediction-powered rows
@@ -96,55 +99,96 @@ def _method(judge: str, several: bool) -> str:
     return f"{PPI}[{judge}]" if several else PPI
 
 
-def ppi_rows(runs: list[Any], qrels: Any, judge: Any, measures: Any, *, audit: Any = None,
-             audit_qrels: Any = None, design: Any = None, level: float = 0.9,
-             per_topic: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
-    """Rows in the layout of Estimates.rows (run, topic, measure, method, value, lo, hi) of the
-    prediction-powered estimate per run (and per (run, topic) with `per_topic`), method `ppi`
-    (`ppi[JUDGE]` with several judges); and the methods, in order. Measures PPI does not cover
-    get no rows and one note."""
+@dataclass(eq=False)
+class JudgeEstimates:
+    """The prediction-powered estimates beside a bootstrap's (`estimate_runs(judge=...)`,
+    `estimate --judge`): one checked setting per judge, built once; the rows and the coupled
+    draws behind P(A > B) are computed from it when first asked for."""
+
+    settings: list[Setting]
+    measures: list[Measure]  # those PPI covers
+    level: float
+    b: int
+    seed: int
+    methods: list[str]  # `ppi`, or `ppi[JUDGE]` per judge
+    sources: list[str]  # the judges' files, for the note
+    audit: str | None  # the audit sample's, None without one
+    _rows: list[dict[str, Any]] | None = field(default=None, repr=False)
+
+    @property
+    def notes(self) -> list[str]:
+        """The table's note on the `ppi` column(s)."""
+        if not self.measures:
+            return []
+        names = ", ".join(self.sources)
+        if self.audit is None:
+            return [f"ppi: the score under judge {names}'s labels where the qrels grade "
+                    "nothing, as a point: the judge's errors are NOT covered (no --audit; draw "
+                    "one with `unjudged plan QRELS RUNS --audit N --judge FILE`)"]
+        return [f"ppi: prediction-powered estimate (PPI++) from judge {names}'s labels "
+                f"corrected by the human audit {self.audit}, with its {100 * self.level:g}% "
+                "normal interval, which covers the judge's errors (Horvitz-Thompson weights "
+                "1/pi; docs/judges.md)"]
+
+    def rows(self, per_topic: bool = True) -> list[dict[str, Any]]:
+        """Rows in the layout of Estimates.rows (run, topic, measure, method, value, lo, hi)
+        per run (topic "all") and, with `per_topic`, per (run, topic)."""
+        if self._rows is None:
+            from unjudged.judges.estimate import estimate_setting
+
+            several = len(self.settings) > 1
+            out = []
+            for st in self.settings:
+                if not self.measures:
+                    continue
+                f = estimate_setting(st, self.measures, self.level, counts=False)
+                out += [{"run": run, "topic": topic, "measure": measure,
+                         "method": _method(st.judge, several), "value": float(v),
+                         "lo": float(lo), "hi": float(hi)}
+                        for run, topic, measure, v, lo, hi in zip(
+                            f.run.tolist(), f.topic.tolist(), f.measure.tolist(),
+                            f.estimate.tolist(), f.lo.tolist(), f.hi.tolist(), strict=True)]
+            self._rows = out
+        return self._rows if per_topic else [r for r in self._rows if r["topic"] == "all"]
+
+    def pair_rows(self) -> list[dict[str, Any]]:
+        """P(A > B) per judge and measure from `b` coupled draws of the runs' means: rows
+        run_a, run_b, measure, p_a_better, method (`ppi` or `ppi[JUDGE]`)."""
+        from unjudged.judges.estimate import setting_draws
+
+        several = len(self.settings) > 1
+        out = []
+        for st in self.settings:
+            if not self.measures:
+                continue
+            for d in setting_draws(st, self.measures, self.b, self.seed):
+                out += [{k: v for k, v in r.items() if k != "judge"}
+                        | {"method": _method(d.judge, several)} for r in d.pair_rows()]
+        return out
+
+
+def judge_estimates(runs: list[Any], qrels: Any, judge: Any, measures: Any, *,
+                    audit: Any = None, audit_qrels: Any = None, design: Any = None,
+                    level: float = 0.9, b: int = 10_000, seed: int = 0) -> JudgeEstimates:
+    """The judges' settings for `runs`, checked now (bad inputs stop here, one line each);
+    measures PPI does not cover get one note and no rows."""
+    from unjudged.judges.estimate import judge_settings
+
     ok, other = split_measures(measures)
     if other:
         note(f"ppi covers P@k, RBP and nDCG (measures linear in per-document gains, and nDCG "
              f"as their ratio); no ppi value for {', '.join(m.name for m in other)}")
     judges = _judges(judge)
-    if not ok:
-        return [], []
-    rows = judge_estimate(runs, qrels, judges, ok, audit=audit, audit_qrels=audit_qrels,
-                          design=design, level=level, counts=False)
-    if not per_topic:
-        rows = rows[rows.topic == "all"]
     several = len(judges) > 1
     methods = [_method(j.name, several) for j in judges]
     if several and len(set(methods)) < len(methods):
         raise InvalidOptionError("judge: two judge files have the same name "
                                  f"({', '.join(j.name for j in judges)}); name them apart")
-    out = [{"run": run, "topic": topic, "measure": measure, "method": _method(j, several),
-            "value": float(v), "lo": float(lo), "hi": float(hi)}
-           for j, run, topic, measure, v, lo, hi in zip(
-               rows.judge.tolist(), rows.run.tolist(), rows.topic.tolist(),
-               rows.measure.tolist(), rows.estimate.tolist(), rows.lo.tolist(),
-               rows.hi.tolist(), strict=True)]
-    return out, methods
-
-
-def ppi_pair_rows(runs: list[Any], qrels: Any, judge: Any, measures: Any, *, audit: Any = None,
-                  audit_qrels: Any = None, design: Any = None, b: int = 10_000,
-                  seed: int = 0) -> list[dict[str, Any]]:
-    """P(A > B) per judge and measure from the coupled draws of the runs' prediction-powered
-    means: rows run_a, run_b, measure, p_a_better, method (`ppi` or `ppi[JUDGE]`)."""
-    ok, _ = split_measures(measures)
-    if not ok:
-        return []
-    judges = _judges(judge)
-    several = len(judges) > 1
-    out = []
-    for d in judge_draws(runs, qrels, judges, ok, audit=audit, audit_qrels=audit_qrels,
-                         design=design, b=b, seed=seed):
-        out += [{k: v for k, v in r.items() if k != "judge"} | {"method": _method(d.judge,
-                                                                                  several)}
-                for r in d.pair_rows()]
-    return out
+    settings = judge_settings(runs, qrels, judges, audit=audit, audit_qrels=audit_qrels,
+                              design=design)
+    label = None if audit is None else str(getattr(audit, "source", audit))
+    return JudgeEstimates(settings, ok, level, b, seed, methods if ok else [],
+                          [j.source for j in judges], label)
 
 
 def judge_tables(runs: list[Any], qrels: Any, judge: Any, measures: Any, *, audit: Any = None,

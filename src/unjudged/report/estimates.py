@@ -26,8 +26,13 @@ def render_estimates(est, fmt: str = "table", per_topic: bool = False,
     """Text of the estimates: one row per (run, topic, measure, method) in tsv/csv/jsonl, values
     in full (Python's repr of the float); a wide, aligned table (one column per method, 4
     decimals) otherwise. `extra`: (rows, methods, notes) of methods estimated apart, each row
-    with value, lo and hi (the judges' `ppi`: unjudged.judges.options.ppi_rows)."""
+    with value, lo and hi; the judges' `ppi` rows (est.judged: estimate_runs(judge=...)) come
+    with the estimate's own rows."""
     more, extra_methods, extra_notes = extra if extra is not None else ([], [], [])
+    judged = getattr(est, "judged", None)
+    if judged is not None:
+        extra_methods, extra_notes = [*judged.methods, *extra_methods], [*judged.notes,
+                                                                         *extra_notes]
     rows = rows_with(est, per_topic, more)
     if fmt == "jsonl":
         out = []
