@@ -131,10 +131,10 @@ MEASURES = {"P@10": "P_10", "AP": "map", "nDCG@10": "ndcg_cut_10", "NumRet": "nu
 
 def expected_scores(run: ref.Parsed, qrels: ref.Parsed) -> dict[tuple[str, str], float]:
     """{(topic, measure): value} by the reference measures, "all" = the mean."""
-    # C float scores: the ranking trec_eval (and unjudged) sorts by
-    with np.errstate(over="ignore"):  # beyond float's range: inf, as C's cast gives
-        ranking = {q: [(d, float(np.float32(s))) for d, s in docs]
-                   for q, docs in ref.run_rankings(run.rows).items()}
+    # double scores: the ranking trec_eval 10 (and unjudged by default) sorts by; with float
+    # (trec_eval 9) 1.00000001 would tie 1 and the docno would order them
+    ranking = {q: [(d, float(s)) for d, s in docs]
+               for q, docs in ref.run_rankings(run.rows).items()}
     per_topic, summary = ref_eval.evaluate(ref.adhoc(qrels.rows), ranking)
     out = {}
     for ours, theirs in MEASURES.items():

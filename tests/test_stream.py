@@ -248,6 +248,20 @@ def test_line_ends_byte_order_mark_and_compression(tmp_path):
     same_error(bad, q, 23, r"bad_cr:6: ")
 
 
+def test_only_the_files_own_byte_order_mark_is_dropped(tmp_path):
+    """One mark at the file's start is dropped; a second one, or one that starts a line at a
+    block's start, is part of the topic id (hypothesis found both read as '' and 'a')."""
+    bom = "\ufeff"
+    q = read_qrels(_write(tmp_path, "q.txt", f"{bom}{bom} 0 x 1\n{bom}a 0 y 1\n".encode()))
+    assert q.topics == [bom, bom + "a"]
+    path = _write(tmp_path, "r.run", f"{bom}{bom} Q0 x 1 1 run\n{bom}a Q0 y 1 1 run\n".encode())
+    ms = parse_measures(["AP"])
+    want = in_memory(path, q, ms, Policies())
+    assert want.runs[0].topics == [bom, bom + "a"]
+    for block in (3, 7, 25, 1 << 20):  # 25: the second line starts a block
+        same_results(score_stream([path], q, ms, block_size=block), want)
+
+
 def test_several_runs_are_streamed_in_turn_and_named_as_in_memory(tmp_path):
     qrels = _write(tmp_path, "q.txt", QRELS)
     a = _write(tmp_path, "a.run", _lines([("1", "a"), ("2", "c"), ("3", "x")]))

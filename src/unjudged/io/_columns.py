@@ -106,6 +106,10 @@ def _read(data: Any, names: list[str], delimiter: str, include: list[str],
           types: dict[str, pa.DataType] | None = None, block_size: int = 1 << 24,
           threads: bool | None = None) -> pa.Table:
     size = len(data) if isinstance(data, bytes) else 0
+    if isinstance(data, bytes) and data.startswith(BOM):
+        # the caller dropped the file's own mark; Arrow would drop this second one too, and a
+        # topic "\ufeff" would read as "" (an empty first line is skipped like any other)
+        data = b"\n" + data
     return pcsv.read_csv(
         # (pyarrow-stubs: read_csv takes an Arrow buffer too)
         pa.py_buffer(data) if isinstance(data, bytes) else data,  # type: ignore[arg-type]
@@ -269,7 +273,7 @@ def _reread(source: Any):
 
 def read_columns(data: bytes, path: str, names: list[str], layout: Layout | str,
                  include: list[str] | None = None, extra_ok: bool = False,
-                 types: dict[str, pa.DataType] | None = None) -> pa.Table:
+                 types: dict[str, pa.DataType] | None = None, start: bool = True) -> pa.Table:
     """Parse `data` into a table of string columns named `names` (only `include` kept).
 
     Raises FormatError naming the first line that does not have len(names) fields, with
@@ -277,11 +281,14 @@ def read_columns(data: bytes, path: str, names: list[str], layout: Layout | str,
     repeats when they come first) as what was expected. With `extra_ok`, fields beyond
     len(names) are ignored, as trec_eval ignores text after a run line's tag. `types` lets
     Arrow convert columns while parsing (first attempt only: if a value does not convert,
-    every column comes back as strings so the caller can name the bad line).
+    every column comes back as strings so the caller can name the bad line). `start`: `data`
+    begins its file (a byte order mark there is dropped); a stream's later pieces are not.
     """
     include = include or names
     text = layout.text if isinstance(layout, Layout) else layout
-    original = data
+    # the error path reads the lines again, dropping a mark at the start: a later piece's own
+    # first bytes are kept by giving it one to drop
+    original = data if start else BOM + data
     if b"\x00" in data:
         line = line_number_at(data, data.index(b"\x00"))
         raise _first_error(original, path, layout, len(names), extra_ok) or FormatError(
@@ -289,7 +296,7 @@ def read_columns(data: bytes, path: str, names: list[str], layout: Layout | str,
     over = LineLimit(max_line_length()).check(data)
     if over >= 0:
         raise too_long(path, line_number_at(data, over), max_line_length())
-    data = unify_line_ends(data)
+    data = unify_line_ends(data, start)
     if _has_comments(data):
         data = _COMMENT.sub(lambda m: b"\n" if m.group(1) else b"", data)
     if not data or data.isspace():

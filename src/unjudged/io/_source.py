@@ -137,10 +137,11 @@ def display_name(source: str | os.PathLike[str] | BinaryIO) -> str:
 BOM = b"\xef\xbb\xbf"
 
 
-def unify_line_ends(data: bytes) -> bytes:
+def unify_line_ends(data: bytes, start: bool = True) -> bytes:
     """CRLF and lone CR as LF (the same lines, so line numbers stay the same), and without a
-    UTF-8 byte order mark at the very start (the first line is then read like any other)."""
-    if data.startswith(BOM):
+    UTF-8 byte order mark at the very start (the first line is then read like any other) when
+    `data` is the `start` of its file (a later piece keeps it: it is part of a topic id)."""
+    if start and data.startswith(BOM):
         data = data[len(BOM):]
     if b"\r" not in data:
         return data

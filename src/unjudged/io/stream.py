@@ -84,7 +84,7 @@ def iter_topic_batches(source: Any, names: list[str], layout: Layout | str, incl
                 continue
             piece = buf[:cut]
             try:
-                table = read_columns(piece, path, names, layout, include, True, types)
+                table = read_columns(piece, path, names, layout, include, True, types, start=False)
             except FormatError as exc:
                 raise _shifted(exc, first_line) from None
             except InputError as exc:  # blank or comment lines only: fine unless all are
