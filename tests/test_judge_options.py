@@ -266,7 +266,7 @@ def _dl23(judge: str = "Olz-gpt4o"):
 def test_dl23_ppi_covers_nist_and_flags_the_own_judge_run():
     """Olz-gpt4o's labels on 4,423 pairs, a weighted audit of 10% (seed 0): the 90% ppi
     interval of nDCG@10 holds the NIST-grade value for both runs (own-judge 0.665 in
-    [0.515, 0.846], nist-0.7 0.915 in [0.728, 1]); the run ranked by the judge itself scores
+    [0.560, 0.791]); the run ranked by the judge itself scores
     0.989 under the judge, far above what the audit confirms (lift flagged)."""
     pairs, judge, truth, runs = _dl23()
     assert len(pairs) == 4423
@@ -283,7 +283,7 @@ def test_dl23_ppi_covers_nist_and_flags_the_own_judge_run():
     for run in ("own-judge", "nist-0.7"):
         assert means.lo[run] <= exact[run] <= means.hi[run], (run, means.loc[run], exact[run])
     assert (means.estimate["own-judge"], means.lo["own-judge"], means.hi["own-judge"]) == \
-        pytest.approx((0.680, 0.515, 0.846), abs=1e-3)
+        pytest.approx((0.675, 0.560, 0.791), abs=1e-3)
     own = means.loc["own-judge"]
     assert own.judged - own.hi > 0  # the judge likes its own ranking more than people do
     # `judged` is the score under the judge's labels alone (trec_eval's nDCG on them as
@@ -330,11 +330,12 @@ def test_graded_ideal_fills_the_cutoff_grade_by_grade():
     assert best.judged.tolist() == pytest.approx([1.0, 1.0, 1.0])
 
 
-def test_coupled_covariance_is_conservative_for_differences():
+def test_coupled_covariance_fits_the_differences():
     """Simulated judge (3 runs, 10 topics, 20% of the labels flipped), 40 audits of 20%: the
     model's variance of the difference of two run means (the draws' P(A > B) rests on it) is
-    at least the observed one's, for P@10 and nDCG@10 (300 audits: model 0.0122-0.0137,
-    observed 0.0062-0.0095)."""
+    near the observed one's, for P@10 and nDCG@10 (300 audits: model 0.0096-0.0106 and
+    0.0085-0.0093, observed 0.0083-0.0095 and 0.0064-0.0079: 1.11-1.33 times; 40 audits:
+    0.86-1.32 times)."""
     from test_judges import _population, _setting
     from unjudged.judges.audit import design_pi, draw
     from unjudged.judges.estimate import _measured, _model, _model_covariance, _run_means
@@ -355,8 +356,8 @@ def test_coupled_covariance_is_conservative_for_differences():
         v, c = np.array(vals), np.mean(covs, axis=0)
         for a, b in ((0, 1), (0, 2), (1, 2)):
             model = c[a, a] + c[b, b] - 2 * c[a, b]
-            assert model >= 0.9 * np.var(v[:, a] - v[:, b]), (m.name, a, b)
-            assert model <= 4.0 * np.var(v[:, a] - v[:, b]), (m.name, a, b)
+            assert model >= 0.8 * np.var(v[:, a] - v[:, b]), (m.name, a, b)
+            assert model <= 1.5 * np.var(v[:, a] - v[:, b]), (m.name, a, b)
 
 
 def test_several_judges_get_a_column_each(f):

@@ -148,6 +148,9 @@ class _Cells:
     judged: np.ndarray
     lam: np.ndarray
     n: np.ndarray
+    #: the two variance estimates `var` is the larger of, per cell: the grade model's and the
+    #: audit's own (None where there are no two)
+    parts: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def _linear(st: Setting, md: _Model, gv: np.ndarray, pair: np.ndarray, c: np.ndarray,
@@ -180,9 +183,9 @@ def _linear(st: Setting, md: _Model, gv: np.ndarray, pair: np.ndarray, c: np.nda
             np.full(groups, md.lam)
     lk = lam[group]
     value = fixed + lk * add(c * unknown * f) + sy - lk * sf
-    var = np.maximum(a - 2.0 * lk * b + lk * lk * cc, sa - 2.0 * lk * sb + lk * lk * sc)
+    parts = (a - 2.0 * lk * b + lk * lk * cc, sa - 2.0 * lk * sb + lk * lk * sc)
     ht_var = np.maximum(add(wc * (md.pooled @ (gv * gv))[pair]), sa)
-    return _Cells(value, var, fixed + sy, ht_var, judged, lam, n)
+    return _Cells(value, np.maximum(*parts), fixed + sy, ht_var, judged, lam, n, parts)
 
 
 def _entries(st: Setting, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -215,10 +218,28 @@ class _Measured:
 def _measured(st: Setting, md: _Model, m: Measure) -> _Measured:
     """The measure per cell, a variance of a value in [0, 1] capped at 1/4."""
     out = _ndcg_cells(st, md, m) if m.spec.name == "nDCG" else _linear_cells(st, md, m)
+    if out.x.parts is not None:
+        out.x.var = _scaled_variance(out, len(st.runs), 1.0 if out.raw is not None else np.inf)
     out.raw_var, out.raw_ht_var = out.x.var, out.x.ht_var
     if m.name.startswith(FAMILIES):  # a value in [0, 1] varies by at most 1/4
         out.x.var, out.x.ht_var = np.minimum(out.x.var, 0.25), np.minimum(out.x.ht_var, 0.25)
     return out
+
+
+def _scaled_variance(mx: _Measured, r: int, cap: float) -> np.ndarray:
+    """Each cell's variance: the grade model's, times its run's factor max(1, the audit's own
+    variance estimate summed over the run's topics / the model's): the model spreads the
+    variance over the cells, the audit's own estimate (0 in most cells of a small audit, large
+    in a few) checks its size where it is stable, over a run, and raises it where the model
+    is wrong for the run (one whose top documents the judge under-rates). The larger of the
+    two per cell added up both estimates' positive errors: intervals of run means 40% too
+    wide (docs/judges.md). `cap`: each cell's most variance within a run's sum."""
+    model, audit = mx.x.parts  # type: ignore[misc]
+    keep = mx.present
+    sm = np.bincount(mx.run_of, weights=np.minimum(model, cap) * keep, minlength=r)
+    sa = np.bincount(mx.run_of, weights=np.minimum(audit, cap) * keep, minlength=r)
+    k = np.maximum(np.divide(sa, sm, out=np.ones(r), where=sm > 0), 1.0)
+    return np.where(sm[mx.run_of] > 0, model * k[mx.run_of], audit)
 
 
 def _linear_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
@@ -242,11 +263,14 @@ def _run_means(mx: _Measured, r: int) -> _Cells:
         return np.bincount(run_of, weights=v * present, minlength=r) / nt
 
     if mx.raw is None or mx.raw_ht is None or mx.raw_var is None or mx.raw_ht_var is None:
-        value, ht, var, ht_var = mean(x.value), mean(x.ht), mean(x.var), mean(x.ht_var)
+        # the cells' values are not clipped to [0, 1]: their variances are not capped either
+        value, ht, cap = mean(x.value), mean(x.ht), np.inf
     else:  # a ratio outside [0, 1] counts at its value, with its variance uncapped
         value, ht = np.clip(mean(mx.raw), 0.0, 1.0), np.clip(mean(mx.raw_ht), 0.0, 1.0)
         cap = (RAW_BAND[1] - RAW_BAND[0]) ** 2 / 4.0  # a value within the band varies so much
-        var, ht_var = mean(np.minimum(mx.raw_var, cap)), mean(np.minimum(mx.raw_ht_var, cap))
+    var = mean(np.minimum(mx.raw_var, cap)) if mx.raw_var is not None else mean(x.var)
+    ht_var = mean(np.minimum(mx.raw_ht_var, cap)) if mx.raw_ht_var is not None else \
+        mean(x.ht_var)
     return _Cells(value, var / nt, ht, ht_var / nt, mean(x.judged), x.lam,
                   np.bincount(run_of, weights=x.n * present, minlength=r))
 
@@ -309,8 +333,12 @@ def _ndcg_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
     def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)
 
-    ideal = ppi.ideal_dcg(stack("value"), gain, depth)
-    h_ideal = ppi.ideal_dcg(stack("ht"), gain, depth)
+    # the ideal of estimated counts is biased low (it is concave in them): less its
+    # estimated Jensen gap
+    ideal = ppi.ideal_dcg(stack("value"), gain, depth) - ppi.ideal_gap(
+        stack("value"), stack("var"), gain, depth)
+    h_ideal = ppi.ideal_dcg(stack("ht"), gain, depth) - ppi.ideal_gap(
+        stack("ht"), stack("ht_var"), gain, depth)
     j_ideal = ppi.ideal_dcg(stack("judged"), gain, depth)
     # a ratio of estimates is biased anyway: a value outside [0, 1] is certainly wrong, and
     # taking it to the nearest bound only brings it nearer the truth
@@ -324,33 +352,35 @@ def _ndcg_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
     raw_ht = np.clip(ratio(dcg.ht.reshape(r, t), h_ideal[None]), *RAW_BAND)
     value, ht = np.clip(raw, 0.0, 1.0), np.clip(raw_ht, 0.0, 1.0)
     glam = np.array([x.lam[0] for x in counts])
-    var = _ndcg_var(st, md, gv, grades, c, key, dcg.lam, glam, md.judge, dcg.value, ideal,
-                    ppi.ideal_slopes(stack("value"), gain, depth)) if md.covered else \
-        np.zeros(cells)
+    slopes = ppi.expected_slopes(stack("value"), stack("var"), gain, depth)
+    parts = _ndcg_var(st, md, gv, grades, c, key, dcg.lam, glam, md.judge, dcg.value, ideal,
+                      slopes) if md.covered else \
+        (np.zeros(cells), np.zeros(cells))
     ht_var = _ndcg_var(st, md, gv, grades, c, key, np.zeros(r), np.zeros(len(grades)),
                        md.pooled, dcg.ht, h_ideal,
-                       ppi.ideal_slopes(stack("ht"), gain, depth), human=True) if md.covered else \
-        np.full(cells, np.nan)
-    x = _Cells(value.ravel(), var, ht.ravel(), ht_var,
-               ratio(dcg.judged.reshape(r, t), j_ideal[None]).ravel(), dcg.lam, dcg.n)
+                       ppi.expected_slopes(stack("ht"), stack("ht_var"), gain, depth),
+                       human=True) if md.covered else \
+        (np.full(cells, np.nan),) * 2
+    x = _Cells(value.ravel(), np.maximum(*parts), ht.ravel(), np.maximum(*ht_var),
+               ratio(dcg.judged.reshape(r, t), j_ideal[None]).ravel(), dcg.lam, dcg.n, parts)
     present = np.bincount(key, minlength=cells) > 0
     return _Measured(x, run_of, present, gv, c, key, {
         "dcg": dcg.value, "ideal": ideal, "grades": grades, "glam": glam,
-        "slopes": ppi.ideal_slopes(stack("value"), gain, depth)}, raw.ravel(), raw_ht.ravel())
+        "slopes": slopes}, raw.ravel(), raw_ht.ravel())
 
 
 def _ndcg_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np.ndarray,
               key: np.ndarray, lam: np.ndarray, glam: np.ndarray, model: np.ndarray,
               dcg: np.ndarray, ideal: np.ndarray, slopes: np.ndarray, human: bool = False
-              ) -> np.ndarray:
-    """The larger of the grade model's variance and the audit's own estimate."""
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """The grade model's variance and the audit's own estimate, per cell."""
     audited = st.pi > 0
     observed = np.zeros((st.pi.size, st.levels))
     observed[audited, st.audit_grade[audited]] = 1.0
     ws = np.where(audited, (1.0 - st.pi) * md.inv * md.inv, 0.0)
     args = (st, md, gv, grades, c, key, lam, glam)
-    return np.maximum(_delta_var(*args, model, md.w * md.unknown, dcg, ideal, slopes, human),
-                      _delta_var(*args, observed, ws, dcg, ideal, slopes, human))
+    return (_delta_var(*args, model, md.w * md.unknown, dcg, ideal, slopes, human),
+            _delta_var(*args, observed, ws, dcg, ideal, slopes, human))
 
 
 def _delta_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np.ndarray,
@@ -363,8 +393,8 @@ def _delta_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np
     sum_d (1 - pi_d) / pi_d E[z_d^2] under the grade model."""
     t, r = len(st.topics), len(st.runs)
     cells = r * t
-    inv_i = np.divide(1.0, ideal, out=np.zeros(t), where=ideal > 0)
-    beta = (dcg.reshape(r, t) * inv_i[None] ** 2).ravel()
+    inv_c = _inverse_ideal(ideal, dcg, r, t)
+    beta = dcg * inv_c ** 2
     # q (P, L): each pair's move of its topic's ideal, for each grade it may have
     topic = st.pair_topic.clip(0)
     q = _ideal_moves(st, md, grades, slopes, glam, human)
@@ -376,7 +406,7 @@ def _delta_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np
     keep = (c > 0) & (w[st.entry_pair] > 0)
     pair, c, key, run = st.entry_pair[keep], c[keep], key[keep], st.entry_run[keep]
     f = np.zeros(pair.size) if human else (md.judge @ gv)[pair]
-    alpha = c * inv_i[st.pair_topic[pair].clip(0)]
+    alpha = c * inv_c[key]
     t1 = alpha[:, None] * (gv[None, :] - (lam[run] * f)[:, None])  # (E, L)
     pm = model[pair]
     own = (pm * t1 * t1).sum(axis=1)
@@ -384,6 +414,14 @@ def _delta_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np
     we = w[pair]
     part = np.bincount(key, weights=we * (own - 2.0 * beta[key] * cross), minlength=cells)
     return np.maximum(part + quad, 0.0)
+
+
+def _inverse_ideal(ideal: np.ndarray, dcg: np.ndarray, r: int, t: int) -> np.ndarray:
+    """Per cell 1 / max(I_t, DCG): the ratio's slopes taken where the cell reports it, in
+    [0, 1]. A small estimated ideal (few relevant documents in the audit) would make 1 / I^2
+    blow the variance up where the ratio itself is clipped."""
+    den = np.maximum(ideal[None], dcg.reshape(r, t)).ravel()
+    return np.divide(1.0, den, out=np.zeros(den.size), where=den > 0)
 
 
 def _ideal_moves(st: Setting, md: _Model, grades: list[int], slopes: np.ndarray,
@@ -422,8 +460,8 @@ def _model_covariance(st: Setting, md: _Model, mx: _Measured) -> np.ndarray:
     f = md.judge @ mx.gv
     eg2 = md.judge @ (mx.gv * mx.gv)
     if nd is not None:
-        inv_i = np.divide(1.0, nd["ideal"], out=np.zeros(t), where=nd["ideal"] > 0)
-        alpha = alpha * inv_i[st.pair_topic[pair]]
+        inv_c = _inverse_ideal(nd["ideal"], nd["dcg"], r, t)
+        alpha = alpha * inv_c[key]
         own = _delta_var(st, md, mx.gv, nd["grades"], mx.c, mx.key, lam, nd["glam"], md.judge,
                          w, nd["dcg"], nd["ideal"], nd["slopes"], False)
     else:
@@ -451,8 +489,7 @@ def _model_covariance(st: Setting, md: _Model, mx: _Measured) -> np.ndarray:
         eq2 = (model * q * q).sum(axis=1)
         k = w[pair] * alpha * (eqg[pair] - lam[run] * f[pair] * eq[pair])
         v = np.bincount(key, weights=k, minlength=r * t).reshape(r, t)
-        beta = (nd["dcg"].reshape(r, t) * (inv_i ** 2)[None]
-                * scale.reshape(r, t)) / nt[:, None]
+        beta = (nd["dcg"] * inv_c ** 2 * scale).reshape(r, t) / nt[:, None]
         s_t = np.bincount(st.pair_topic.clip(0), weights=w * eq2, minlength=t)
         cov = cov - v @ beta.T - beta @ v.T + (beta * s_t[None]) @ beta.T
     return cov
