@@ -194,6 +194,24 @@ def describe(samples: np.ndarray, point: str | float, level: float
     if samples.shape[0] == 0:
         value = point_estimate(samples, point)
         return summarise(samples), value, interval(samples, level, value)
+    b, shape = samples.shape[0], samples.shape[1:]
+    cols = samples.reshape(b, -1)
+    step = max(1, _COLUMN_CELLS // b)
+    if cols.shape[1] <= step:
+        return _describe(samples, point, level)
+    # a slice of columns at a time: every statistic is a function of its column alone, and
+    # the quantiles, the mode's sort and the contiguous copies would each take the size of
+    # all the samples (100,000 topics x b = 1,000: 0.8 GB apiece)
+    parts = [_describe(cols[:, a:a + step], point, level) for a in range(0, cols.shape[1], step)]
+    return tuple(np.concatenate([p[i] for p in parts]).reshape(shape + parts[0][i].shape[1:])
+                 for i in range(3))  # type: ignore[return-value]
+
+
+_COLUMN_CELLS = 1 << 21  # samples summarised at once (16 MB of float64)
+
+
+def _describe(samples: np.ndarray, point: str | float, level: float
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     tail = (1.0 - level) / 2.0
     levels = [p / 100 for p in _PERCENTILES] + [tail, 1.0 - tail]
     q = np.quantile(samples, levels, axis=0)
