@@ -60,9 +60,12 @@ class Pool:
             self._memo[key] = make()
         return self._memo[key]
 
-    def ideal_memo(self, depth: int, key: tuple, make: Callable[[], T]) -> T:
+    def ideal_memo(self, depth: int, key: tuple, make: Callable[[], T],
+                   of_rows: Callable[[np.ndarray], np.ndarray] | None = None) -> T:
         """memo() of something computed from `ideal_grades(depth)` alone (a grown pool shares
-        it with the pools whose best grades are the same, see unjudged.strategies.growth)."""
+        it with the pools whose best grades are the same, see unjudged.strategies.growth).
+        `of_rows`, when given, computes the same from any (rows, depth) ideal grades, row by
+        row (a grown pool may apply it to its few distinct rows)."""
         return self.memo(("ideal", depth, *key), make)
 
     def num_nonrel(self, level: int) -> np.ndarray:

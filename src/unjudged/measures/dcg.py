@@ -94,12 +94,18 @@ def ndcg(j, cutoff=None, dcg="log2", gains=None):
     # with a gain map every judged grade is read (a map may reorder them); without, the
     # ideal DCG at a cutoff reads the best `cutoff` grades alone
     idcg = j.pool.memo(("ideal dcg", cutoff, dcg, gains), ideal) if gains or cutoff is None \
-        else j.pool.ideal_memo(cutoff, ("dcg", dcg), ideal)
+        else j.pool.ideal_memo(cutoff, ("dcg", dcg), ideal, lambda g: _dcg_of_ideal(g, dcg))
     return divide(got, idcg)
 
 
 def _ideal_dcg(j, cutoff, dcg, gains):
     ideal = ideal_gains(j, cutoff, dcg, gains)
+    return (ideal / discount(ideal.shape[-1])).sum(axis=-1)
+
+
+def _dcg_of_ideal(grades: np.ndarray, dcg: str) -> np.ndarray:
+    """_ideal_dcg without a gain map, from the ideal grades (..., cutoff) themselves."""
+    ideal = np.maximum(gain_values(grades, dcg), 0.0)
     return (ideal / discount(ideal.shape[-1])).sum(axis=-1)
 
 
