@@ -244,7 +244,11 @@ def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarra
         threshold = _log_odds(tails)
         variate = logistic(keys, how.seed, i0, i1)  # (m, cells)
         if how.spread or how.shared_spread:
-            variate -= _shifts(topics, how, i0, i1)[:, rows]
+            # the shifts of the topics with unjudged documents only (a function of the
+            # topic's name: the same whichever others are drawn)
+            used = np.flatnonzero(np.bincount(rows, minlength=len(topics)))
+            at = np.searchsorted(used, rows)
+            variate -= _shifts([topics[t] for t in used.tolist()], how, i0, i1)[:, at]
         if run_shift is not None:
             if unshifted:
                 before = _grades(variate, threshold)

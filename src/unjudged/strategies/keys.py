@@ -38,11 +38,23 @@ _FNV_BASIS = np.uint64(0xCBF29CE484222325)
 
 def mix(x: np.ndarray) -> np.ndarray:
     """splitmix64's finaliser, elementwise on uint64 (wrapping arithmetic)."""
-    x = np.asarray(x, dtype=np.uint64)
+    out = _mixed(np.array(x, dtype=np.uint64))
+    return out[()] if out.ndim == 0 else out  # a scalar stays a scalar
+
+
+def _mixed(x: np.ndarray) -> np.ndarray:
+    """mix() in place on an array of its own (no temporary per step: 30% of the time)."""
+    t = np.empty_like(x)
     with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * _M1
-        x = (x ^ (x >> np.uint64(27))) * _M2
-    return x ^ (x >> np.uint64(31))
+        np.right_shift(x, np.uint64(30), out=t)
+        x ^= t
+        x *= _M1
+        np.right_shift(x, np.uint64(27), out=t)
+        x ^= t
+        x *= _M2
+        np.right_shift(x, np.uint64(31), out=t)
+        x ^= t
+    return x
 
 
 def name_key(*parts: str | int) -> np.uint64:
@@ -74,14 +86,18 @@ def _counters(keys: np.ndarray, seed: int, start: int, stop: int) -> np.ndarray:
     base = combine(keys, name_key("unjudged-draw", seed))
     steps = np.arange(start, stop, dtype=np.uint64)[:, None]
     with np.errstate(over="ignore"):
-        return mix(base[None, :] + (steps + np.uint64(1)) * _GOLDEN)
+        return _mixed(base[None, :] + (steps + np.uint64(1)) * _GOLDEN)
 
 
 def uniforms(keys: np.ndarray, seed: int, start: int, stop: int) -> np.ndarray:
     """(stop - start, len(keys)) numbers in (0, 1): iteration i of key k is a function of
     (seed, k, i) only."""
     bits = _counters(np.asarray(keys, dtype=np.uint64), seed, start, stop)
-    return ((bits >> np.uint64(11)).astype(np.float64) + 0.5) * (1.0 / (1 << 53))
+    bits >>= np.uint64(11)
+    out = bits.astype(np.float64)
+    out += 0.5
+    out *= 1.0 / (1 << 53)
+    return out
 
 
 def logistic(keys: np.ndarray, seed: int, start: int, stop: int) -> np.ndarray:
@@ -97,4 +113,11 @@ def normals(keys: np.ndarray, seed: int, start: int, stop: int) -> np.ndarray:
     keys = np.asarray(keys, dtype=np.uint64)
     u1 = uniforms(keys, seed, start, stop)
     u2 = uniforms(combine(keys, np.uint64(2)), seed, start, stop)
-    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    # sqrt(-2 log u1) cos(2 pi u2), in place
+    np.log(u1, out=u1)
+    u1 *= -2.0
+    np.sqrt(u1, out=u1)
+    u2 *= 2.0 * np.pi
+    np.cos(u2, out=u2)
+    u1 *= u2
+    return u1
