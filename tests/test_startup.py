@@ -49,7 +49,8 @@ def test_a_command_loads_only_its_own_module():
             "print(sorted(m for m in sys.modules if m.startswith('unjudged.cli.') "
             "and not m.startswith('unjudged.cli._')))")
     assert _probe(code, "ndeval", "--help")[-1] == "['unjudged.cli.ndeval']"
-    assert _probe(code, "trec_eval", "--help")[-1] == \
+    assert _probe(code, "trec_eval", "--help")[-1] == "['unjudged.cli.trec_eval']"
+    assert _probe(code, "eval", "--help")[-1] == \
         "['unjudged.cli.evaluate', 'unjudged.cli.matrix']"  # evaluate imports matrix's options
 
 

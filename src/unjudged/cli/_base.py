@@ -106,7 +106,7 @@ def write_output(text: str | bytes, path: str | None) -> None:
 #: `unjudged CMD` imports only CMD's: all of them cost a tenth of a second on every call. Whatever
 #: lists the commands (`unjudged --help`, `main.commands`) loads them all.
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
-    "eval": ("evaluate",), "estimate": ("evaluate",), "trec_eval": ("evaluate",),
+    "eval": ("evaluate",), "estimate": ("evaluate",), "trec_eval": ("trec_eval",),
     "measures": ("evaluate",), "demo": ("evaluate",), "compare-qrels": ("compare",),
     "matrix": ("matrix",), "ndeval": ("ndeval",), "plan": ("plan",), "pool": ("pool",),
     "coverage": ("pool",), "qrels": ("qrels",), "report": ("report",), "infer": ("sampling",),

@@ -34,7 +34,6 @@ import errno
 import io
 import os
 import re
-import secrets
 import socket
 import stat
 import sys
@@ -593,7 +592,7 @@ def _copy(src: int, dst: int, size: int) -> None:
 
 
 def _temp_name(folder: str) -> str:
-    return os.path.join(folder, f".unjudged-{_HOST}-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    return os.path.join(folder, f".unjudged-{_HOST}-{os.getpid()}-{os.urandom(4).hex()}.tmp")
 
 
 def _sweep(folder: str) -> None:

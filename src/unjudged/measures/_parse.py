@@ -14,7 +14,6 @@ cutoff (IPrec's recall level, as ir_measures prints ``IPrec@0.5``).
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -185,6 +184,8 @@ def _bind(spec: MeasureSpec, text: str, cut: int | None, args: dict[str, object]
 
 
 def _suggest(text: str) -> str:
+    import difflib  # error path only
+
     base = re.split(r"[@(_.]", text, maxsplit=1)[0]
     names = sorted(REGISTRY)
     close = difflib.get_close_matches(text, names, n=3, cutoff=0.5) or \

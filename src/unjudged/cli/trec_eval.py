@@ -1,0 +1,57 @@
+"""`unjudged trec_eval`, in a module of its own: a shell loop calls it once per run file, so it
+loads only what it needs (not eval's and estimate's options, strategies and judges)."""
+
+from __future__ import annotations
+
+import click
+
+from unjudged.cli._base import lean_arrow, main, write_output
+from unjudged.cli._checks import below_2_63
+
+
+@main.command("trec_eval", context_settings={"ignore_unknown_options": False})
+@click.argument("qrels")
+@click.argument("run")
+@click.option("-q", "per_query", is_flag=True, help="Print per-query values too.")
+@click.option("-c", "complete", is_flag=True, help="Average over all qrels queries.")
+@click.option("-n", "nosummary", is_flag=True, help="No summary ('all') lines.")
+@click.option("-m", "measures", multiple=True, help="Measure or set (official, all_trec, set), "
+              "with trec_eval parameters: -m P.5,10  -mndcg.1=3,2=9.")
+@click.option("-M", "depth", type=int, default=None, callback=below_2_63,
+              help="Max documents per query.")
+@click.option("-l", "rel_level", type=int, default=1, help="Relevance level (default 1).")
+@click.option("-J", "judged_only", is_flag=True, help="Judged documents only.")
+@click.option("-Z", "zscores", default=None, help="z-score file: qid measure mean stddev.")
+@click.option("-R", "rel_format", type=click.Choice(["qrels", "prefs", "qrels_prefs", "qrels_jg"]),
+              default="qrels", show_default=True, help="Format of QRELS: preferences "
+              "(qid jg jsg docno level; -m all_prefs), a qrels read as preferences, or a qrels "
+              "whose iter column names judgment groups (-m qrels_jg).")
+@click.option("--ties", type=click.Choice(["trec_eval", "trec_eval9"]), default="trec_eval",
+              show_default=True, help="Scores compared in double precision (trec_eval 10.0) "
+              "or as C floats (trec_eval 9: scores equal to 7 digits tie and go by docno, as "
+              "in the 2020 TREC-COVID leaderboards and pytrec_eval).")
+def trec_eval_cmd(qrels, run, per_query, complete, nosummary, measures, depth, rel_level,
+                  judged_only, zscores, rel_format, ties) -> None:
+    """Drop-in replacement for trec_eval 10.0: byte-identical output (--ties trec_eval9 for
+    trec_eval 9's rankings)."""
+    lean_arrow()
+    from unjudged.io import read_qrels, read_run
+    from unjudged.policies import Policies
+    from unjudged.trec_eval._run import read_zscores, run_trec_eval
+
+    pol = Policies(ties=ties, complete=complete, rel_level=rel_level, depth=depth,
+                   judged_only=judged_only)
+    z = read_zscores(zscores) if zscores else None
+    if rel_format != "qrels":
+        from unjudged.io.prefs import read_prefs
+        from unjudged.trec_eval._prefs import run_trec_eval_prefs
+
+        text = run_trec_eval_prefs(read_run(run, ties=ties), read_prefs(qrels, rel_format),
+                                   list(measures), pol, per_query=per_query,
+                                   summary=not nosummary, zscores=z)
+        write_output(text, None)
+        return
+    q = read_qrels(qrels)
+    text = run_trec_eval(read_run(run, ties=ties, qrels=q), q, list(measures), pol,
+                         per_query=per_query, summary=not nosummary, zscores=z)
+    write_output(text, None)
