@@ -451,7 +451,9 @@ def estimate_with(run: Run, qrels: Qrels, measures: list[Measure], settings: Est
                         points[column][:, i] = v
         for e in expecting:  # the grade distributions are built once per cutoff
             todo = [i for i in idx if e.applies(measures[i])]
-            got = e.moments(at, [measures[i] for i in todo], settings) if todo and n else []
+            if not todo or not n:  # no measure of its, or no topic shared with the qrels
+                continue
+            got = e.moments(at, [measures[i] for i in todo], settings)
             c = e.columns[0]
             for i, (mean, var, common) in zip(todo, got, strict=True):
                 points[c][:, i], variances[c][:, i], shared[c][:, i] = mean, var, common
