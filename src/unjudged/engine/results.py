@@ -83,6 +83,8 @@ def weighted_aggregate(values: np.ndarray, weights: np.ndarray, how: str) -> np.
         >>> weighted_aggregate(v, np.array([[2.0, 1.0, 0.0]]), "mean").round(4).tolist()
         [0.2667]
     """
+    if values.shape[-1] == 0:  # no topic (a run that shares none with the qrels): as aggregate()
+        return aggregate(values, how)
     total = weights.sum(axis=-1)
     if how == "sum":
         # a sum over a resample of as many topics as there are
