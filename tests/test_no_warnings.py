@@ -1,0 +1,133 @@
+"""Issue 32, item 5: no numpy, pandas or pyarrow warning reaches a user, on any command.
+
+Every command runs in this process on tiny edge inputs (one topic, no relevant judgment, only
+relevant judgments, a run of unjudged documents, zero and tied scores, topics the qrels lack,
+cutoffs past every ranking, -b 1) with every warning but the project's notes made an error,
+as `python -W error` would. A command ends with exit 0 or with one `unjudged: error:` line and
+exit 2; whatever else it writes on stderr is a note, a warning or a line it means to write.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from click.testing import CliRunner
+
+from unjudged.cli import main
+
+GRADED = "".join(f"{t} 0 d{i} {(0, 1, 2, 0)[i % 4]}\n" for t in (1, 2, 3) for i in range(12))
+QRELS = {
+    "graded": GRADED,
+    "one-topic": "".join(f"1 0 d{i} {i % 2}\n" for i in range(12)),
+    "no-relevant": "".join(f"{t} 0 d{i} 0\n" for t in (1, 2, 3) for i in range(12)),
+    "all-relevant": "".join(f"{t} 0 d{i} 1\n" for t in (1, 2, 3) for i in range(12)),
+    # a topic of relevant documents only, one of both, one of non-relevant only
+    "mixed": "".join(f"{t} 0 d{i} {g}\n" for t, grades in ((1, (1,)), (2, (0, 1)), (3, (0,)))
+                     for i in range(12) for g in [grades[i % len(grades)]]),
+}
+
+
+def _run(tag: str, topics, docs) -> str:
+    return "".join(f"{t} Q0 {d} {r + 1} {s} {tag}\n" for t in topics
+                   for r, (d, s) in enumerate(docs))
+
+
+RUNS = {
+    "a": _run("A", (1, 2, 3), [(f"d{i}", 20 - i) for i in range(20)]),
+    "b": _run("B", (1, 2, 3), [(f"d{i * 7 % 20}", 20 - i) for i in range(20)]),
+    "zero": _run("Z", (1, 2, 3), [(f"d{i}", 0) for i in range(20)]),
+    "ties": _run("T", (1, 2, 3), [(f"d{i}", 5) for i in range(20)]),
+    "unjudged": _run("U", (1, 2, 3), [(f"x{i}", 20 - i) for i in range(20)]),
+    "one-topic": _run("O", (1,), [(f"d{i}", 20 - i) for i in range(20)]),
+    "elsewhere": _run("X", (7, 8), [(f"d{i}", 20 - i) for i in range(20)]),
+    "one-doc": _run("D", (1, 2, 3), [("d1", 1.0)]),
+}
+# a single run, and every edge run at once (a warning of any of them fails the command)
+SETS = {"single": ["a"], "all": list(RUNS)}
+# the command line after QRELS RUNS
+COMMANDS = {
+    "eval": ["eval", "-m", "nDCG@10", "-m", "AP", "-m", "P@1000000", "-m", "Bpref", "-m", "GMAP",
+             "-m", "Rprec", "-m", "RR", "-m", "ERR@20", "-q"],
+    "eval-bootstrap": ["eval", "-m", "nDCG@10", "--unjudged", "bootstrap", "-b", "1"],
+    "estimate": ["estimate", "-m", "nDCG@10", "-m", "AP", "-b", "8", "--methods",
+                 "nonrel,condensed,upper,bootstrap,expected,guaranteed", "--pairs", "-j", "1"],
+    "estimate-topics": ["estimate", "-m", "nDCG@10", "-b", "1", "--population", "topics", "-q",
+                        "-j", "1"],
+    "matrix": ["matrix", "--depths", "5,1000000"],
+    "plan": ["plan", "--budget", "3", "-b", "4", "-j", "1"],
+    "coverage": ["coverage"],
+}
+# the project's own lines (notes, warnings, the error, progress); Python's warnings and stray
+# prints start otherwise
+OURS = ("unjudged: ",)
+# plan's summary table goes to stderr on purpose (stdout is the plan)
+SAID = {"plan": ("plan:", "topic", "1 ", "2 ", "3 ", "all ")}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("edges")
+    for name, text in [*((f"qrels-{k}", v) for k, v in QRELS.items()),
+                       *((f"run-{k}", v) for k, v in RUNS.items())]:
+        (folder / name).write_text(text)
+    return folder
+
+
+def invoke(args: list[str]):
+    """The command as `python -W error` runs it (the CLI itself shows the project's notes)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return CliRunner().invoke(main, args)
+
+
+def check(result, command: str = "") -> None:
+    crashed = result.exception is not None and not isinstance(result.exception, SystemExit)
+    assert not crashed, repr(result.exception)
+    assert result.exit_code in (0, 2), result.output
+    lines = result.stderr.splitlines()
+    if result.exit_code == 2:
+        assert sum(line.startswith("unjudged: error:") for line in lines) == 1, lines
+    stray = [line for line in lines
+             if not line.startswith(OURS + SAID.get(command.split("-")[0], ()))]
+    assert not stray, stray
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_no_warning_on_edge_inputs(files, command):
+    for qrels in QRELS:
+        for runs in SETS.values():
+            args = [*COMMANDS[command][:1], str(files / f"qrels-{qrels}"),
+                    *(str(files / f"run-{r}") for r in runs), *COMMANDS[command][1:]]
+            if command == "matrix" and len(runs) < 2:
+                continue
+            result = invoke(args)
+            check(result, command)
+
+
+def test_expected_values_of_a_run_sharing_no_topic_with_the_qrels(files):
+    """The expected method of a run with no topic of the qrels once failed a strict zip (a
+    traceback); it now scores 0, as the bootstrap does, with the run's warning."""
+    result = invoke(["estimate", str(files / "qrels-graded"), str(files / "run-elsewhere"),
+                     "-m", "nDCG@10", "-m", "RBP", "--methods", "expected,bootstrap", "-b", "4",
+                     "-f", "tsv", "-j", "1"])
+    check(result)
+    rows = [line.split("\t") for line in result.stdout.splitlines()]
+    head = rows[0]
+    values = {(r[head.index("method")], r[head.index("measure")]): float(r[head.index("value")])
+              for r in rows[1:]}
+    assert values == {(m, x): 0.0 for m in ("expected", "bootstrap") for x in ("nDCG@10", "RBP")}
+    assert "shares no topic with the qrels" in result.stderr
+
+
+def test_a_topic_bootstrap_of_a_run_without_topics(files):
+    """--population topics averaged an empty slice for a run sharing no topic with the qrels
+    (numpy's 'Mean of empty slice'); its run mean is now 0, as without the topic bootstrap."""
+    result = invoke(["estimate", str(files / "qrels-graded"), str(files / "run-elsewhere"),
+                     str(files / "run-a"), "-m", "nDCG@10", "-b", "4", "--population", "topics",
+                     "--methods", "bootstrap", "-f", "tsv", "-j", "1"])
+    check(result)
+    rows = [line.split("\t") for line in result.stdout.splitlines()]
+    head = rows[0]
+    lost = [r for r in rows[1:] if r[head.index("run")] == "X"]
+    assert [float(r[head.index("value")]) for r in lost] == [0.0]
