@@ -9,6 +9,7 @@ exit 2; whatever else it writes on stderr is a note, a warning or a line it mean
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pytest
@@ -91,6 +92,8 @@ def check(result, command: str = "") -> None:
     stray = [line for line in lines
              if not line.startswith(OURS + SAID.get(command.split("-")[0], ()))]
     assert not stray, stray
+    # a NaN printed without a word is a silent surprise: say what is undefined and why
+    assert not re.search(r"\bnan\b", result.output, re.IGNORECASE), result.output
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
@@ -131,3 +134,20 @@ def test_a_topic_bootstrap_of_a_run_without_topics(files):
     head = rows[0]
     lost = [r for r in rows[1:] if r[head.index("run")] == "X"]
     assert [float(r[head.index("value")]) for r in lost] == [0.0]
+
+
+def test_an_undefined_tau_is_said(files):
+    """No relevant judgment: every run's AP@5 is 0, so the rankings by AP and by A_p have no
+    Kendall's tau; the matrix printed 'nan' and now says why."""
+    args = ["matrix", str(files / "qrels-no-relevant"), str(files / "run-a"), str(files / "run-b"),
+            "--depths", "5"]
+    table = invoke(args)
+    check(table)
+    assert table.stdout.splitlines()[-1] == (
+        "Kendall's tau-b between the rankings by AP@5 and by Judged@5 (2 runs): undefined "
+        "(every run ties in one of the two rankings)")
+    tsv = invoke([*args, "-f", "tsv"])
+    check(tsv)
+    assert tsv.stderr.splitlines()[-1] == (
+        "unjudged: Kendall's tau-b between the rankings by AP@5 and by Judged@5: undefined "
+        "(every run ties in one of the two rankings)")

@@ -109,7 +109,7 @@ def matrix_cmd(qrels, runs, families, depths, test, alpha, seed, ap_denominator,
     from unjudged.analysis.matrix import decision_matrix
     from unjudged.io import read_qrels
     from unjudged.policies import Policies
-    from unjudged.report.matrix import render_matrix
+    from unjudged.report.matrix import render_matrix, tau_said
 
     bad = [f for f in families if "@" in f]
     if bad:
@@ -134,5 +134,5 @@ def matrix_cmd(qrels, runs, families, depths, test, alpha, seed, ap_denominator,
     if fmt != "table":
         tau = dm.ranking_tau()
         click.echo(f"unjudged: Kendall's tau-b between the rankings by {tau['measure']} and by "
-                   f"{tau['assessment']}: {tau['kendall_tau']:.4f}", err=True)
+                   f"{tau['assessment']}: {tau_said(tau)}", err=True)
     write_output(text, output)

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import math
+
 from unjudged.analysis.baseline import BASELINE_KEYS
 from unjudged.analysis.matrix import DecisionMatrix
 from unjudged.report.rows import render_rows
@@ -17,6 +19,20 @@ _SUMMARY_HEAD = {"case_2": "case_2 (weak)", "case_4": "case_4 (weak)",
 LEGEND = ("cases (seed 001, Figure 3): 1 equal and judged alike; 2 equal but judged unevenly "
           "(weak);\n3 one run wins without more judgments; 4 the winner is also judged more "
           "(weak)\n")
+
+
+def tau_said(tau: dict) -> str:
+    """ranking_tau's value as the matrix prints it; a ranking in which every run ties (no
+    relevant document, or every run judged alike) has no tau, and the line says why.
+
+    Example:
+        >>> tau_said({"kendall_tau": 0.5}), tau_said({"kendall_tau": float("nan")})[:9]
+        ('0.5000', 'undefined')
+    """
+    value = tau["kendall_tau"]
+    if math.isnan(value):
+        return "undefined (every run ties in one of the two rankings)"
+    return f"{value:.4f}"
 
 
 def render_matrix(dm: DecisionMatrix, fmt: str = "table", *, pairs: bool | None = None,
@@ -51,7 +67,7 @@ def render_matrix(dm: DecisionMatrix, fmt: str = "table", *, pairs: bool | None 
            LEGEND, "\n",
            _summary_table(dm), "\n", _seed_layout(dm), "\n",
            f"Kendall's tau-b between the rankings by {tau['measure']} and by "
-           f"{tau['assessment']} ({tau['runs']} runs): {tau['kendall_tau']:.4f}\n"]
+           f"{tau['assessment']} ({tau['runs']} runs): {tau_said(tau)}\n"]
     if pairs or weak_only:
         rows = [dict(r, weak="WEAK" if r["weak"] else "") for r in dm.pairs(weak_only)]
         out += ["\n", render_rows(rows, list(PAIR_KEYS), "table", lead=4,
