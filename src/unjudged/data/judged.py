@@ -80,6 +80,12 @@ class Pool:
         return np.concatenate([g, pad], axis=-1)
 
     @property
+    def ideal_width(self) -> int:
+        """How deep an ideal ranking can hold a judged document: past it, every cutoff's
+        ideal gains nothing more."""
+        return self.sorted_grades.shape[-1]
+
+    @property
     def top_grade(self) -> np.ndarray:
         """Each topic's highest judged grade, -1 when it has none: the scale graded gains
         divide by."""
@@ -165,7 +171,15 @@ class Judged:
         return self.grades.shape[-1]
 
     def cut(self, k: int | None) -> np.ndarray:
-        """Grades of the top k (padded with PAD up to k so shapes stay predictable)."""
+        """Grades of the top k, padded with PAD up to k, or to `cut_width` columns at most:
+        past every ranking's end the positions are all PAD, which no measure counts (one that
+        divides by k reads its cutoff, not this width), so -m P@1000000 allocates no million
+        columns. `padded` pads to any k."""
+        return self.padded(None if k is None else cut_width(k, self.grades.shape[-1]))
+
+    def padded(self, k: int | None) -> np.ndarray:
+        """Grades of the top k, padded with PAD up to k (for a measure whose user model reads
+        positions past the ranking's end, such as the C/W/L measures)."""
         g = self.grades
         if k is None:
             return g
@@ -186,6 +200,23 @@ class Judged:
         return Judged(self.run_name, self.topics, grades,
                       self.length if length is None else length, self.pool, self.retrieved,
                       self.policies)
+
+
+#: Cutoffs up to this pad the rankings to the cutoff; beyond it, to this or the deepest
+#: ranking (trec_eval's depth). The bound keeps every value at the cutoffs in use to the last
+#: bit (a sum over more zero cells may differ there) while no cutoff costs more than the
+#: rankings and this many columns.
+PAD_UP_TO = 1000
+
+
+def cut_width(k: int, depth: int) -> int:
+    """How many columns a cut at k reads of rankings `depth` deep (see PAD_UP_TO).
+
+    Example:
+        >>> cut_width(10, 3), cut_width(1_000_000, 3), cut_width(1_000_000, 5000)
+        (10, 1000, 5000)
+    """
+    return k if k <= max(PAD_UP_TO, depth) else max(PAD_UP_TO, depth)
 
 
 #: Bytes a kernel needs per position of a ranking padded to its cutoff: the grades and a few

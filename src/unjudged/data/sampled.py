@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from unjudged.data.judged import NONPOOL, PAD, Judged, Pool, judge
+from unjudged.data.judged import NONPOOL, PAD, Judged, Pool, cut_width, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
 from unjudged.errors import InvalidOptionError
@@ -269,6 +269,8 @@ def _rows(a: np.ndarray | None, i: int, j: int) -> np.ndarray | None:
 
 
 def _cut(a: np.ndarray, k: int, fill) -> np.ndarray:
+    """The top k positions of `a`, padded with `fill` as Judged.cut pads (cut_width)."""
+    k = cut_width(k, a.shape[-1])
     if k <= a.shape[-1]:
         return a[..., :k]
     return np.concatenate([a, np.full(a.shape[:-1] + (k - a.shape[-1],), fill, a.dtype)], -1)

@@ -44,7 +44,7 @@ def scaled_gains(j, min_rel: int = 0, max_rel: int | None = None) -> np.ndarray:
         >>> scaled_gains(j)[0, :4].tolist()
         [1.0, 0.0, 0.5, 0.0]
     """
-    g = j.cut(HORIZON)[..., :HORIZON]
+    g = j.padded(HORIZON)  # the user model reads past the ranking's end
     lo = float(min_rel)
     top = (j.pool.top_grade if max_rel is None
            else np.full(len(j.topics), max_rel)).astype(np.float64)[..., None]

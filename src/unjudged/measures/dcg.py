@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from unjudged.data.judged import cut_width
 from unjudged.errors import InvalidOptionError
 from unjudged.measures._common import discount, divide, take_at
 from unjudged.measures._spec import JUDGED_ONLY, MeasureSpec, Param, register
@@ -88,6 +89,11 @@ def _prefix_dcg(gain: np.ndarray) -> np.ndarray:
 def ndcg(j, cutoff=None, dcg="log2", gains=None):
     got = gain_values(j.cut(cutoff), dcg, gains)
     got = (got / discount(got.shape[-1])).sum(axis=-1)
+    if cutoff is not None and not gains:
+        # past the deepest ideal ranking every grade gains 0: a cutoff beyond it reads no
+        # more (nDCG@1000000 lays out no million positions; see cut_width)
+        cutoff = cut_width(cutoff, j.pool.ideal_width)
+
     def ideal():
         return _ideal_dcg(j, cutoff, dcg, gains)
 
@@ -113,7 +119,7 @@ def _aligned(j, dcg, gains):
     """Run and ideal gains padded to one common width."""
     ideal = ideal_gains(j, None, dcg, gains)
     width = max(j.depth, ideal.shape[-1])
-    got = gain_values(j.cut(width), dcg, gains)
+    got = gain_values(j.padded(width), dcg, gains)
     return got, ideal_gains(j, width, dcg, gains)
 
 

@@ -455,6 +455,11 @@ class GrownPool(Pool):
         return self._best[k]
 
     @property
+    def ideal_width(self) -> int:
+        # past the last document of grade > 0 in any iteration the ideal gains nothing
+        return max(self.sorted_grades.shape[-1], int(self.num_rel(1).max(initial=0)))
+
+    @property
     def num_judged(self) -> np.ndarray:
         return self.counts.sum(axis=-1)
 
