@@ -17,9 +17,12 @@ iteration's shift of the prior moves together, drawn as a normal with that sum's
 variance (interpolated over the shift). On TREC-COVID round 1 (143 runs, every retrieved
 document, b = 2,000) the counts' means agree with drawing every document to 1.6% and their
 standard deviations to 5%, and building them takes 0.9 s instead of 18 s (b = 10,000: 1.4 s, in
-two threads; depth 100 alone took 23 s). The counts are the same for every run, so the runs
-stay comparable with each other in every iteration; they are no longer comparable with scores
-computed on the pool alone.
+two threads; depth 100 alone took 23 s). The sums are drawn in blocks of topics
+(unjudged.strategies._sums: a loop per topic cost 12 ms a topic at b = 10,000); a topic whose
+deep documents share a few probabilities (a run alone, whose prior is its topic's rate: one)
+takes its sums' moments at each shift itself, exactly, instead of interpolating them. The
+counts are the same for every run, so the runs stay comparable with each other in every
+iteration; they are no longer comparable with scores computed on the pool alone.
 
 Example:
     >>> from unjudged.io import read_qrels, read_run
@@ -38,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from threading import Lock
 from typing import TypeVar
 
@@ -48,6 +51,7 @@ from unjudged.data._memory import check_fits
 from unjudged.data._strings import index_codes
 from unjudged.data.judged import Pool
 from unjudged.data.qrels import Qrels
+from unjudged.strategies._sums import blocks_of_sums
 from unjudged.strategies.base import Drawing
 from unjudged.strategies.bootstrap import _CELLS, _log_odds, _shifts, pool_prior, requests
 from unjudged.strategies.fill import pool_counts
@@ -59,7 +63,6 @@ T = TypeVar("T")
 #: (rows,) -> (rows, levels) grade probabilities of the model's documents `rows`
 Probabilities = Callable[[np.ndarray], np.ndarray]
 _KEEP = 4  # pools Growth.pool keeps laid out
-_GRID = 65  # shifts at which the sums' means and variances are computed (interpolated between)
 
 
 def unjudged_universe(model: PositionModel, qrels: Qrels, how: Drawing, levels: int
@@ -159,6 +162,31 @@ def _per_topic(draw: Callable[[int], None], topics: Iterable[int]) -> None:
         list(pool.map(draw, topics))  # raises the first failure
 
 
+def _sum_variates(names: tuple[str, ...], seed: int, b: int, levels: int) -> np.ndarray:
+    """(b, topics, grades >= 1) the standard normals of the growth's sums: functions of the
+    seed and the topics' names only, so every run estimated alone draws the same (kept for
+    the next run when small)."""
+    if b * len(names) * (levels - 1) <= _CACHED:
+        return _cached_variates(names, seed, b, levels)
+    return _fresh_variates(names, seed, b, levels)
+
+
+def _fresh_variates(names: tuple[str, ...], seed: int, b: int, levels: int) -> np.ndarray:
+    tk = topic_keys(list(names))
+    return np.stack([normals(combine(tk, name_key("growth-sum", g)), seed, 0, b)
+                     for g in range(1, levels)], axis=-1)
+
+
+@lru_cache(maxsize=4)
+def _cached_variates(names: tuple[str, ...], seed: int, b: int, levels: int) -> np.ndarray:
+    out = _fresh_variates(names, seed, b, levels)
+    out.setflags(write=False)
+    return out
+
+
+_CACHED = 1 << 21  # variates kept at most (16 MB)
+
+
 @dataclass(frozen=True)
 class Growth:
     """Per iteration and topic, how many unjudged documents (retrieved by some run) drew each
@@ -234,36 +262,22 @@ class Growth:
         a sum of Bernoulli variates with probabilities P(g | shift) (each grade's tail
         probability moved by the iteration's shift in log-odds), drawn as a normal of that
         sum's mean and variance, rounded, at least 0 (one variate per topic, iteration and
-        grade: the small negative covariance between grades is left out)."""
-        b, n_topics, levels = counts.shape
+        grade: the small negative covariance between grades is left out), in blocks of
+        topics (unjudged.strategies._sums)."""
+        b, _, levels = counts.shape
         if rows.size == 0 or levels < 2:
             return
-        owner = model.topic[rows]
+        present, owner = np.unique(model.topic[rows], return_inverse=True)
         logit = _log_odds(np.cumsum(p_of(rows)[:, ::-1], axis=-1)[:, ::-1][:, 1:])  # P(>= g)
-        tk = topic_keys(topics)
-        variates = np.stack([normals(combine(tk, name_key("growth-sum", g)), how.seed, 0, b)
-                             for g in range(1, levels)], axis=-1)  # (b, topics, grades >= 1)
-        shifts = _shifts(topics, how, 0, b) if how.spread or how.shared_spread else \
-            np.zeros((b, n_topics))
+        names = tuple(topics[t] for t in present.tolist())
+        shifts = _shifts(list(names), how, 0, b) if how.spread or how.shared_spread else \
+            np.zeros((b, present.size))
 
-        def draw(t: int) -> None:
-            s = shifts[:, t]
-            grid = np.linspace(s.min(), s.max(), _GRID) if s.max() > s.min() else s[:1]
-            with np.errstate(over="ignore"):
-                tail = 1.0 / (1.0 + np.exp(-(logit[owner == t][None] + grid[:, None, None])))
-            p = tail - np.concatenate([tail[..., 1:], np.zeros(tail.shape[:-1] + (1,))], axis=-1)
-            mean = np.stack([np.interp(s, grid, p[..., g].sum(axis=1))
-                             for g in range(p.shape[-1])], axis=-1)  # (b, grades >= 1)
-            var = np.stack([np.interp(s, grid, (p[..., g] * (1.0 - p[..., g])).sum(axis=1))
-                            for g in range(p.shape[-1])], axis=-1)
-            drawn = np.maximum(np.rint(mean + np.sqrt(var) * variates[:, t]), 0)
-            # never more documents of a grade or better than there are (the normal's tail
-            # would, for a topic with few of them)
-            above = np.minimum(np.cumsum(drawn[:, ::-1], axis=-1)[:, ::-1], p.shape[1])
-            drawn = above - np.concatenate([above[:, 1:], np.zeros((b, 1))], axis=-1)
-            counts[:, t, 1:] += drawn.astype(counts.dtype)  # at most the documents
+        def variates(a: int, z: int) -> np.ndarray:
+            return _sum_variates(names[a:z], how.seed, b, levels)
 
-        _per_topic(draw, np.unique(owner).tolist())
+        for a, z, drawn in blocks_of_sums(logit, owner, shifts, variates):
+            counts[:, present[a:z], 1:] += drawn.astype(counts.dtype)  # at most the documents
 
     def regrown(self, pool: Pool, got: np.ndarray, base: np.ndarray, rows: np.ndarray
                 ) -> Pool:
