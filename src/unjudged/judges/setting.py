@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from unjudged.data.qrels import Qrels, qrels_columns
 from unjudged.errors import FormatError, IncompatibleInputsError, InputError
@@ -61,25 +63,32 @@ def build_setting(runs: list[Any], qrels: Qrels | None, judge: Judge,
     labelled and has a human grade (in `audit_qrels`, else in `qrels`). Grades run 0..levels-1
     at least (more if the qrels or the judge have higher ones). `design`: the inclusion
     probability of every document the audit was drawn from (those it lacks: 0)."""
-    human = _qrels_frame(qrels)
-    labels = pd.DataFrame({"topic": judge.topic.to_numpy(zero_copy_only=False),
-                           "docno": judge.docno.to_numpy(zero_copy_only=False)})
-    topics = sorted(set(pd.unique(human.topic)) | set(pd.unique(labels.topic)))
-    entries = _entries(runs, set(topics))
-    keys = pd.concat([human[["topic", "docno"]], labels, entries[["topic", "docno"]]]
-                     + ([] if audit is None else [_audit_frame(audit)[["topic", "docno"]]]),
-                     ignore_index=True)
-    codes, pair_names, pair_docno = _pairs(keys.topic.to_numpy(dtype=object),
-                                           keys.docno.to_numpy(dtype=object))
+    hq, human_grade = _qrels_arrow(qrels)
+    topics = sorted(_distinct(hq[0]) | _distinct(judge.topic))
+    # the audit's and the design's topics beyond the evaluated ones get codes too (their
+    # pairs: topic -1)
+    extra = sorted(set().union(*(_distinct(x.topic) for x in (audit, design)
+                                 if x is not None)) - set(topics))
+    names = np.array(topics + extra, dtype=object)
+    value_set = pa.array(names.tolist(), type=pa.string())
+    entries = _entries(runs, topics)
+    sources = [hq, (judge.topic, judge.docno)] + ([] if audit is None else [
+        (audit.topic, audit.docno)]) + ([] if design is None else [
+            (design.topic, design.docno)])
+    tcode = [_codes(t, value_set) for t, _ in sources]
+    docs = [d for _, d in sources]
+    tcode.insert(2, entries["topic"])
+    docs[2:2] = entries["docno"]
+    codes, pair_t, pair_docno = _pairs(np.concatenate(tcode), docs)
     n = pair_docno.size
-    names, at = np.unique(pair_names.astype(str), return_inverse=True)
-    topic_of = {t: i for i, t in enumerate(topics)}
-    pair_topic = np.array([topic_of.get(t, -1) for t in names.tolist()],
-                          dtype=np.int64)[at.reshape(-1)] if n else np.zeros(0, dtype=np.int64)
-    nh, nl, ne = len(human), len(labels), len(entries)
+    pair_names = names[pair_t]
+    pair_topic = np.where(pair_t < len(topics), pair_t, -1).astype(np.int64)
+    nh, nl, ne = human_grade.size, len(judge), entries["run"].size
+    na = 0 if audit is None else len(audit.pi)
     grade = np.full(n, -1, dtype=np.int64)
-    grade[codes[:nh]] = human.grade.to_numpy()
-    top = max([int(f.grade.max()) for f in (human, _qrels_frame(audit_qrels)) if len(f)],
+    grade[codes[:nh]] = human_grade
+    aq = _qrels_frame(audit_qrels)
+    top = max([int(g.max()) for g in (human_grade, aq.grade.to_numpy()) if len(g)],
               default=1)
     levels = max(top + 1, judge.dist.shape[1], levels)
     dist = np.zeros((n, levels))
@@ -89,37 +98,65 @@ def build_setting(runs: list[Any], qrels: Qrels | None, judge: Judge,
     pi = np.zeros(n)
     audit_grade = np.full(n, -1, dtype=np.int64)
     if audit is not None:
-        a = codes[nh + nl + ne:]
-        _check_audit(audit, judge, has_label[a], grade[a], audit_qrels, a, keys, nh + nl + ne)
+        a = codes[nh + nl + ne:nh + nl + ne + na]
+        _check_audit(audit, judge, has_label[a], grade[a], audit_qrels, a)
         pi[a] = audit.pi
         audit_grade[a] = grade[a]
         if audit_qrels is not None:
-            extra = _qrels_frame(audit_qrels)
-            audit_grade[a] = _lookup(pair_names[a], pair_docno[a], extra.topic, extra.docno,
-                                     extra.grade.to_numpy(), -1).astype(np.int64)
+            audit_grade[a] = _lookup(pair_names[a], pair_docno[a], aq.topic, aq.docno,
+                                     aq.grade.to_numpy(), -1).astype(np.int64)
             _check_graded(audit, audit_grade[a], "the audit qrels")
         grade[a] = -1  # drawn pairs are sample members, not fixed truth
     labelled = has_label & (grade < 0)
     known = None
-    if design is not None:
-        frame = _audit_frame(design)
-        known = _lookup(pair_names, pair_docno, frame.topic, frame.docno, design.pi, 0.0)
+    if design is not None:  # a document listed twice: its first pi
+        known = np.zeros(n)
+        first = codes[nh + nl + ne + na:][::-1]
+        known[first] = np.asarray(design.pi, dtype=np.float64)[::-1]
     return Setting(judge.name, topics, [str(getattr(r, "name", r)) for r in runs], pair_topic,
                    pair_docno, grade, labelled, dist, pi, audit_grade,
-                   entries.run.to_numpy(), codes[nh + nl:nh + nl + ne],
-                   entries["rank"].to_numpy(), levels, known)
+                   entries["run"], codes[nh + nl:nh + nl + ne], entries["rank"], levels,
+                   known)
 
 
-def _pairs(topic: np.ndarray, docno: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each (topic, docno) row's pair code, and each pair's topic and docno (object arrays),
-    with no Python loop over the rows: the two columns are factorised apart and their codes
-    combined."""
-    tf, tu = pd.factorize(topic)
-    df_, du = pd.factorize(docno)
-    width = max(len(du), 1)
-    uniq, codes = np.unique(tf.astype(np.int64) * width + df_, return_inverse=True)
-    return (codes.reshape(-1), np.asarray(tu, dtype=object)[uniq // width],
-            np.asarray(du, dtype=object)[uniq % width])
+def _pairs(tcode: np.ndarray, docno: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each (topic code, docno) row's pair code, and each pair's topic code and docno (an
+    object array), with no Python loop over the rows: the documents are dictionary-encoded in
+    Arrow and the two codes combined."""
+    parts = [d.combine_chunks() if isinstance(d, pa.ChunkedArray) else d for d in docno]
+    joined = pa.concat_arrays([d.cast(pa.large_string()) for d in parts]) if parts else \
+        pa.array([], type=pa.large_string())
+    enc = joined.dictionary_encode()
+    # the documents' codes in sorted order, so that pairs come in (topic, docno) order
+    order = pc.array_sort_indices(enc.dictionary).to_numpy(zero_copy_only=False)
+    sorted_code = np.empty(order.size, dtype=np.int64)
+    sorted_code[order] = np.arange(order.size)
+    dcode = sorted_code[enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)]
+    width = max(len(enc.dictionary), 1)
+    uniq, codes = np.unique(tcode.astype(np.int64) * width + dcode, return_inverse=True)
+    return (codes.reshape(-1), uniq // width, enc.dictionary.take(
+        pa.array(order[uniq % width])).to_numpy(zero_copy_only=False))
+
+
+def _codes(topic: Any, value_set: pa.Array) -> np.ndarray:
+    """Each row's index in `value_set` (every row's topic is there)."""
+    got = pc.index_in(topic, value_set=value_set)
+    if isinstance(got, pa.ChunkedArray):
+        got = got.combine_chunks()
+    return got.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _distinct(values: Any) -> set[str]:
+    return {str(x) for x in pc.unique(pa.chunked_array([values])).to_pylist()}
+
+
+def _qrels_arrow(qrels: Qrels | None) -> tuple[tuple[pa.Array, pa.Array], np.ndarray]:
+    """((topic, docno) as Arrow strings, grades) of the qrels' lines."""
+    if qrels is None or len(qrels) == 0:
+        empty = pa.array([], type=pa.string())
+        return (empty, empty), np.zeros(0, dtype=np.int64)
+    qid, _, docno, grade = qrels_columns(qrels)
+    return (qid, docno), np.asarray(grade, dtype=np.int64)
 
 
 def _lookup(topic: np.ndarray, docno: np.ndarray, at_topic: Any, at_docno: Any,
@@ -146,33 +183,31 @@ def _qrels_frame(qrels: Qrels | None) -> pd.DataFrame:
                          "grade": np.asarray(grade, dtype=np.int64)})
 
 
-def _audit_frame(audit: AuditSample) -> pd.DataFrame:
-    return pd.DataFrame({"topic": audit.topic.to_numpy(zero_copy_only=False),
-                         "docno": audit.docno.to_numpy(zero_copy_only=False)})
-
-
-def _entries(runs: list[Any], topics: set[str]) -> pd.DataFrame:
-    """Every ranked document of every run on the evaluated topics, with its 1-based rank."""
-    parts = []
-    for i, run in enumerate(runs):
-        offsets = np.asarray(run.offsets)
+def _entries(runs: list[Any], topics: list[str]) -> dict[str, Any]:
+    """Every ranked document of every run on the evaluated `topics`: its run, topic code (in
+    `topics`), docno (Arrow arrays, one per run) and 1-based rank."""
+    index = {t: i for i, t in enumerate(topics)}
+    run, tcode, rank, docno = [], [], [], []
+    for i, r in enumerate(runs):
+        offsets = np.asarray(r.offsets)
         sizes = np.diff(offsets)
-        topic = np.repeat(np.array(run.topics, dtype=object), sizes)
-        rank = np.arange(offsets[-1]) - np.repeat(offsets[:-1], sizes) + 1
-        frame = pd.DataFrame({"run": i, "topic": topic,
-                              "docno": run.docno.to_numpy(zero_copy_only=False), "rank": rank})
-        parts.append(frame[frame.topic.isin(topics)])
-    if not parts:
-        return pd.DataFrame({"run": pd.Series([], dtype=np.int64),
-                             "topic": pd.Series([], dtype=object),
-                             "docno": pd.Series([], dtype=object),
-                             "rank": pd.Series([], dtype=np.int64)})
-    return pd.concat(parts, ignore_index=True)
+        code = np.repeat(np.array([index.get(t, -1) for t in r.topics], dtype=np.int64), sizes)
+        keep = code >= 0
+        at = np.arange(offsets[-1]) - np.repeat(offsets[:-1], sizes) + 1
+        run.append(np.full(int(keep.sum()), i, dtype=np.int64))
+        tcode.append(code[keep])
+        rank.append(at[keep])
+        d = r.docno
+        docno.append(d if keep.all() else d.filter(pa.array(keep)))
+    if not runs:
+        return {"run": np.zeros(0, dtype=np.int64), "topic": np.zeros(0, dtype=np.int64),
+                "docno": [], "rank": np.zeros(0, dtype=np.int64)}
+    return {"run": np.concatenate(run), "topic": np.concatenate(tcode),
+            "docno": docno, "rank": np.concatenate(rank)}
 
 
 def _check_audit(audit: AuditSample, judge: Judge, labelled: np.ndarray, graded: np.ndarray,
-                 audit_qrels: Qrels | None, codes: np.ndarray, keys: pd.DataFrame,
-                 start: int) -> None:
+                 audit_qrels: Qrels | None, codes: np.ndarray) -> None:
     if not labelled.all():
         row = int(np.argmax(~labelled))
         raise FormatError(audit.source, _line_of(audit.source, row),
