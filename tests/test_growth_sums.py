@@ -83,3 +83,15 @@ def test_never_more_documents_than_the_topic_has():
     logit = np.full((2, 2), 5.0)  # two nearly surely relevant documents, grade 2 likely
     got = drawn_sums(logit, np.zeros(2, np.int64), np.zeros((4, 1)), np.full((4, 1, 2), 9.0))
     assert (got.sum(axis=-1) <= 2).all() and got[:, 0].sum(axis=-1).tolist() == [2.0] * 4
+
+
+def test_two_distinct_probabilities_sum_their_moments():
+    """Documents at log-odds 0 (twice) and -1 under shifts s: mean 2 sigmoid(s) +
+    sigmoid(s - 1), variance the sum of p(1 - p)."""
+    shifts = np.array([[0.0], [0.5], [-1.0], [2.0]])
+    z = np.array([0.3, -0.4, 1.2, -2.0]).reshape(4, 1, 1)
+    logit = np.array([[0.0], [-1.0], [0.0]])
+    got = drawn_sums(logit, np.zeros(3, np.int64), shifts, z)[:, 0, 0]
+    p0, p1 = (1 / (1 + np.exp(-(shifts[:, 0] + c))) for c in (0.0, -1.0))
+    mean, var = 2 * p0 + p1, 2 * p0 * (1 - p0) + p1 * (1 - p1)
+    assert got.tolist() == np.maximum(np.rint(mean + np.sqrt(var) * z[:, 0, 0]), 0).tolist()

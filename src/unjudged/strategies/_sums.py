@@ -114,7 +114,15 @@ def _exact(x: np.ndarray, rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
     p = tail.copy()
     p[..., :-1] -= tail[..., 1:]
     w = weights[None, :, :, None]
-    return np.concatenate([(p * w).sum(axis=2), (p * (1.0 - p) * w).sum(axis=2)], axis=-1)
+    out = np.empty(p.shape[:2] + (2 * p.shape[-1],))
+    g = p.shape[-1]
+    if p.shape[2] == 1:  # one row a topic (a run alone): no sum
+        np.multiply(p[:, :, 0], w[:, :, 0], out=out[..., :g])
+        np.multiply(p[:, :, 0] * (1.0 - p[:, :, 0]), w[:, :, 0], out=out[..., g:])
+        return out
+    out[..., :g] = (p * w).sum(axis=2)
+    out[..., g:] = (p * (1.0 - p) * w).sum(axis=2)
+    return out
 
 
 def _distinct(owner: np.ndarray, logit: np.ndarray

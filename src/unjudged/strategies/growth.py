@@ -276,8 +276,15 @@ class Growth:
         def variates(a: int, z: int) -> np.ndarray:
             return _sum_variates(names[a:z], how.seed, b, levels)
 
+        whole = present.size == 0 or int(present[-1]) - int(present[0]) == present.size - 1
         for a, z, drawn in blocks_of_sums(logit, owner, shifts, variates):
-            counts[:, present[a:z], 1:] += drawn.astype(counts.dtype)  # at most the documents
+            # at most the documents: the counts' type holds them
+            if whole:  # every topic in a row (the usual case): a slice, not a gather
+                t0 = int(present[0]) + a
+                np.add(counts[:, t0:t0 + z - a, 1:], drawn, out=counts[:, t0:t0 + z - a, 1:],
+                       casting="unsafe")
+            else:
+                counts[:, present[a:z], 1:] += drawn.astype(counts.dtype)
 
     def regrown(self, pool: Pool, got: np.ndarray, base: np.ndarray, rows: np.ndarray
                 ) -> Pool:
