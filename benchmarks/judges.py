@@ -211,7 +211,9 @@ def speed(b: int = 10_000) -> None:
 
     from unjudged import read_qrels, read_runs
     from unjudged.data.qrels import qrels_columns
-    from unjudged.judges import draw_audit, judge_draws, judge_estimate
+    from unjudged.judges import draw_audit
+    from unjudged.judges.estimate import estimate_setting, judge_settings, setting_draws
+    from unjudged.measures import parse_measures
 
     warnings.simplefilter("ignore")
     t0 = time.perf_counter()
@@ -238,19 +240,26 @@ def speed(b: int = 10_000) -> None:
     aq = "".join(f"{t} 0 {d} {grades[t, d]}\n" for t, d in zip(
         audit.topic.to_pylist(), audit.docno.to_pylist(), strict=True)).encode()
     drawn = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    rows = judge_estimate(runs, q, judge, ["nDCG@10"], audit=audit, audit_qrels=aq,
-                          design=audit.design, level=LEVEL, counts=False)
-    est = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    d = judge_draws(runs, q, judge, ["nDCG@10"], audit=audit, audit_qrels=aq,
-                    design=audit.design, b=b)[0]
+    # as `estimate --judge J --audit S` (unjudged.estimate_runs(judge=...)): the setting built
+    # once, then the rows, then (--pairs) the coupled draws
+    t0, c0 = time.perf_counter(), time.process_time()
+    st = judge_settings(runs, q, judge, audit=audit, audit_qrels=aq, design=audit.design)[0]
+    built, built_cpu = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
+    ms = parse_measures(["nDCG@10"])
+    rows = estimate_setting(st, ms, LEVEL, counts=False)
+    est, est_cpu = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
+    d = setting_draws(st, ms, b)[0]
     pairs, ranks = d.pair_rows(), d.rank_intervals(LEVEL)
-    coupled = time.perf_counter() - t0
+    coupled, coupled_cpu = time.perf_counter() - t0, time.process_time() - c0
     print(f"{len(runs)} runs x {len(q.topics)} topics, {len(open_):,} judge-labelled documents, "
           f"audit {len(audit):,}: reading and simulating {read:.1f} s; drawing the audit "
-          f"{drawn:.1f} s; ppi estimates ({len(rows):,} rows) {est:.1f} s; {b:,} coupled "
-          f"draws, {len(pairs):,} P(A > B) and {len(ranks)} rank intervals {coupled:.1f} s")
+          f"{drawn:.1f} s; wall (CPU) s: the setting {built:.1f} ({built_cpu:.1f}), ppi "
+          f"estimates ({len(rows):,} rows) {est:.1f} ({est_cpu:.1f}), {b:,} coupled draws, "
+          f"{len(pairs):,} P(A > B) and {len(ranks)} rank intervals {coupled:.1f} "
+          f"({coupled_cpu:.1f}); in all {built + est + coupled:.1f} "
+          f"({built_cpu + est_cpu + coupled_cpu:.1f})")
 
 
 def main() -> None:

@@ -333,12 +333,13 @@ def _ndcg_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
     def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)
 
-    # the ideal of estimated counts is biased low (it is concave in them): less its
-    # estimated Jensen gap
-    ideal = ppi.ideal_dcg(stack("value"), gain, depth) - ppi.ideal_gap(
-        stack("value"), stack("var"), gain, depth)
-    h_ideal = ppi.ideal_dcg(stack("ht"), gain, depth) - ppi.ideal_gap(
-        stack("ht"), stack("ht_var"), gain, depth)
+    # the ideal of estimated counts is biased low where relevant documents are few (it is
+    # concave in the counts, and a count's estimate may fall below 0): never below the ideal
+    # of the documents known to have their grades (the qrels' and the audited ones), which
+    # exist whatever the others are (Cranfield, 10% audits: run means 0.52 -> 0.39, truth 0.37)
+    known = ppi.ideal_dcg(_known_counts(st, grades), gain, depth)
+    ideal = np.maximum(ppi.ideal_dcg(stack("value"), gain, depth), known)
+    h_ideal = np.maximum(ppi.ideal_dcg(stack("ht"), gain, depth), known)
     j_ideal = ppi.ideal_dcg(stack("judged"), gain, depth)
     # a ratio of estimates is biased anyway: a value outside [0, 1] is certainly wrong, and
     # taking it to the nearest bound only brings it nearer the truth
@@ -367,6 +368,17 @@ def _ndcg_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
     return _Measured(x, run_of, present, gv, c, key, {
         "dcg": dcg.value, "ideal": ideal, "grades": grades, "glam": glam,
         "slopes": slopes}, raw.ravel(), raw_ht.ravel())
+
+
+def _known_counts(st: Setting, grades: list[int]) -> np.ndarray:
+    """(T, G) per topic the documents known to have each grade: fixed by the qrels or
+    audited."""
+    g = np.where(st.human >= 0, st.human, st.audit_grade)
+    t = st.pair_topic
+    ok = (t >= 0) & (g >= 0)
+    nt = len(st.topics)
+    return np.stack([np.bincount(t[ok], weights=(g[ok] == x), minlength=nt) for x in grades],
+                    axis=-1) if grades else np.zeros((nt, 0))
 
 
 def _ndcg_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np.ndarray,

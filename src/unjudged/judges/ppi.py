@@ -125,36 +125,18 @@ def expected_slopes(counts: np.ndarray, var: np.ndarray, gains: np.ndarray, dept
         ...                                                                 g, 10)[0]), 3)
         (0.0, 0.162)
     """
-    return _smoothed(counts, var, gains, depth)[0]
-
-
-def ideal_gap(counts: np.ndarray, var: np.ndarray, gains: np.ndarray, depth: int
-              ) -> np.ndarray:
-    """(...): E[ideal_dcg] - ideal_dcg at the estimate, summed over the grades with count_g ~
-    N(its estimate, var_g) one at a time: the ideal is concave in the counts (it saturates),
-    so the ideal of estimated counts is biased low by about this much (Jensen)."""
-    return _smoothed(counts, var, gains, depth)[1]
-
-
-def _smoothed(counts: np.ndarray, var: np.ndarray, gains: np.ndarray, depth: int
-              ) -> tuple[np.ndarray, np.ndarray]:
     out = ideal_slopes(counts, gains, depth)
-    base = ideal_dcg(counts, gains, depth)
-    gap = np.zeros(base.shape)
     sd = np.sqrt(np.maximum(var, 0.0))
     for g in range(counts.shape[-1]):  # G grades: a handful
         s = sd[..., g]
-        acc, mean = np.zeros(s.shape), np.zeros(s.shape)
+        acc = np.zeros(s.shape)
         for x, w in zip(_NODES, _WEIGHTS, strict=True):  # 9 nodes
             moved = counts.copy()
             moved[..., g] = counts[..., g] + s * x
-            at = ideal_dcg(moved, gains, depth)
-            acc += w * x * at
-            mean += w * at
+            acc += w * x * ideal_dcg(moved, gains, depth)
         out[..., g] = np.where(s > 0, np.divide(acc, s, out=np.zeros(s.shape), where=s > 0),
                                out[..., g])
-        gap += mean - base
-    return out, gap
+    return out
 
 
 def interval(value: np.ndarray, var: np.ndarray, level: float
