@@ -115,7 +115,10 @@ def _levels(dist: np.ndarray, levels: int) -> np.ndarray:
 
 def _loss(p: np.ndarray) -> float:
     """Mean log loss (nats) of probabilities given to the observed grades; NaN for none."""
-    return float(-np.mean(np.log(np.maximum(p, _EPS)))) if p.size else float("nan")
+    if not p.size:
+        return float("nan")
+    # at least 0: probabilities summed to a hair above 1 gave -0.0000 in the note
+    return max(0.0, float(-np.mean(np.log(np.clip(p, _EPS, 1.0)))))
 
 
 def _best_trust(ext: np.ndarray, top: np.ndarray) -> float:
