@@ -151,3 +151,32 @@ def test_an_undefined_tau_is_said(files):
     assert tsv.stderr.splitlines()[-1] == (
         "unjudged: Kendall's tau-b between the rankings by AP@5 and by Judged@5: undefined "
         "(every run ties in one of the two rankings)")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_prior_note_is_said_once_on_any_executor(files, tmp_path, jobs):
+    """Each run's context fitted the estimates prior again and, in this process, said its
+    note once per run (three times here; once from workers): now once, whatever -j. With no
+    judged document to fit the trust on, the note says so instead of 'log loss nan'."""
+    estimates = tmp_path / "estimates.txt"
+    estimates.write_text("1 x1 0.5\n2 x3 0.9\n")
+    result = invoke(["estimate", str(files / "qrels-graded"), str(files / "run-a"),
+                     str(files / "run-b"), str(files / "run-unjudged"), "-m", "nDCG@10",
+                     "-b", "4", "--prior", f"estimates:{estimates}", "-j", jobs])
+    check(result)
+    assert result.stderr.splitlines() == [
+        f"unjudged: note: estimates {estimates}: 2 estimates; trust 0.000 (no judged document "
+        "has an estimate, so the topic prior alone)"]
+
+
+def test_a_certain_topic_prior_has_no_negative_log_loss(files, tmp_path):
+    """Only relevant judgments: the topic prior gives the judged grades probability 1, a log
+    loss of 0 (printed -0.0000 before)."""
+    estimates = tmp_path / "estimates.txt"
+    estimates.write_text("1 d1 0.5\n1 d15 0.2\n")
+    result = invoke(["estimate", str(files / "qrels-all-relevant"), str(files / "run-a"),
+                     "-m", "nDCG@10", "-b", "4", "--prior", f"estimates:{estimates}", "-j", "1"])
+    check(result)
+    assert (f"unjudged: note: estimates {estimates}: 2 estimates; trust 0.000 (fitted on 1 "
+            "judged documents with an estimate: log loss 0.6931 estimates, 0.0000 topic prior, "
+            "0.0000 blend)") in result.stderr.splitlines()

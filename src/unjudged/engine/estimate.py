@@ -761,10 +761,14 @@ def external_prior(model: PositionModel, qrels: Qrels, settings: EstimateSetting
     f = prior.fit
     how = "fitted on" if f["fitted"] else "given; compared on"
     name = estimates_name(settings.estimates)
-    note(f"estimates {name}: {f['estimates']} estimates; trust "
-         f"{f['trust']:.3f} ({how} {f['judged_compared']} judged documents with an estimate: "
-         f"log loss {f['log_loss_estimates']:.4f} estimates, {f['log_loss_topic']:.4f} topic "
-         f"prior, {f['log_loss_blend']:.4f} blend)")
+    if f["judged_compared"]:
+        fit = (f"{how} {f['judged_compared']} judged documents with an estimate: log loss "
+               f"{f['log_loss_estimates']:.4f} estimates, {f['log_loss_topic']:.4f} topic "
+               f"prior, {f['log_loss_blend']:.4f} blend")
+    else:  # no log loss to show (nan): say why
+        fit = ("no judged document has an estimate, so the topic prior alone" if f["fitted"]
+               else "given; no judged document has an estimate to check it on")
+    note(f"estimates {name}: {f['estimates']} estimates; trust {f['trust']:.3f} ({fit})")
     if f["other_topics"]:
         note(f"estimates {name}: {f['other_topics']} estimates of topics the "
              "qrels lack are ignored")
@@ -844,19 +848,17 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         note_qrels(qrels, settings.policies.rel_level)
     shared_context = context or (reference.context if reference else None) or DrawContext()
 
-    def context_of(run: Run) -> DrawContext:
-        return reference.context_for(run, qrels, measures, settings) if reference else \
-            shared_context
-
     if executor is None or isinstance(executor, SerialExecutor):
-        # one run at a time, as they are read, so only one is ever held in memory
+        # one run at a time, as they are read, so only one is ever held in memory; each note
+        # said once, as from workers (a run's own context would repeat it for every run)
         from unjudged.parallel import progress_bar
 
         out = []
+        shared = _Shared(qrels, measures, pools, settings, shared_context, reference)
         with progress_bar(None, desc, unit="runs") as bar:
             for run in runs:
-                out.append(estimate_with(run, qrels, measures, settings,
-                                         pool=pools[pool_of(run)], context=context_of(run)))
+                pool_of(run)
+                out.append(_estimate_task(shared, run))
                 bar.update()
     else:
         runs = list(runs)
@@ -867,10 +869,10 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         out = executor.map(_estimate_task, runs, desc=desc, chunksize=1,
                            shared=_Shared(qrels, measures, pools, settings, shared_context,
                                           reference))
-        from unjudged.errors import note
+    from unjudged.errors import note
 
-        for message in dict.fromkeys(m for r in out for m in r.notes):
-            note(message)
+    for message in dict.fromkeys(m for r in out for m in r.notes):
+        note(message)
     label = (settings.prior if settings.estimates is None
              else f"{ESTIMATES}:{estimates_name(settings.estimates)}")
     return Estimates(out, settings.methods, label, settings.b, settings.seed,
