@@ -145,7 +145,10 @@ class _Group(click.Group):
         self._commands[name] = cmd
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self._commands and cmd_name in COMMAND_MODULES:
+        # every module of the command, even when it is known already: `experiment` is
+        # registered by the first of its four modules imported (infer's loads it), and its
+        # subcommands in the others would stay missing in a process that ran infer before
+        if cmd_name in COMMAND_MODULES:
             load_commands(COMMAND_MODULES[cmd_name])
         return self._commands.get(cmd_name)
 
