@@ -63,6 +63,13 @@ T = TypeVar("T")
 #: (rows,) -> (rows, levels) grade probabilities of the model's documents `rows`
 Probabilities = Callable[[np.ndarray], np.ndarray]
 _KEEP = 4  # pools Growth.pool keeps laid out
+_KEEP_BYTES = 1 << 27  # and the bytes of their arrays at most (128 MiB)
+
+
+def _pool_bytes(pool: Pool) -> int:
+    rows = getattr(pool, "rows", None)
+    return pool.sorted_grades.nbytes + getattr(pool, "counts", pool.sorted_grades).nbytes + \
+        (0 if rows is None else rows[1].nbytes)
 
 
 def unjudged_universe(model: PositionModel, qrels: Qrels, how: Drawing, levels: int
@@ -355,9 +362,14 @@ class Growth:
                base.sorted_grades.shape, base.num_unjudged.tobytes())
         with self._lock:
             if key not in self._pools:
-                while len(self._pools) >= _KEEP:
+                pool = self._lay_out(base, i0, i1, width)
+                self._pools[key] = pool
+                # at most _KEEP pools and _KEEP_BYTES: with many topics a run's batches are
+                # more than any cache holds, the next run asks for the first again, and
+                # kept pools only take memory (4 x 60 MB at 100,000 topics x b = 1,000: 2 kept)
+                while len(self._pools) > _KEEP or (len(self._pools) > 1 and sum(
+                        _pool_bytes(p) for p in self._pools.values()) > _KEEP_BYTES):
                     del self._pools[next(iter(self._pools))]
-                self._pools[key] = self._lay_out(base, i0, i1, width)
             return self._pools[key]
 
     def _lay_out(self, base: Pool, i0: int, i1: int, width: int) -> Pool:
