@@ -289,8 +289,13 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
     # of the memory.
     best = [r["run"] for r in boards[ms[0].name][:topic_panels]]
     chosen = sorted((r for r in runs if r.name in best), key=lambda r: best.index(r.name))
-    panels = estimate_runs(chosen, qrels, ms[:1], b=b, seed=seed, policies=policies,
-                           keep_samples=True, pool_runs=pool_runs, **draws) if chosen else None
+    with warnings.catch_warnings():
+        from unjudged.errors import UnjudgedWarning
+
+        # some of the same runs, on the same qrels and settings: its notes were said above
+        warnings.simplefilter("ignore", UnjudgedWarning)
+        panels = estimate_runs(chosen, qrels, ms[:1], b=b, seed=seed, policies=policies,
+                               keep_samples=True, pool_runs=pool_runs, **draws) if chosen else None
     # most uncertain first; equal spreads (often 0 but for float noise: fully judged topics)
     # in natural topic order
     panel_orders = [np.lexsort((natural_ranks(r.topics),
