@@ -180,3 +180,24 @@ def test_a_certain_topic_prior_has_no_negative_log_loss(files, tmp_path):
     assert (f"unjudged: note: estimates {estimates}: 2 estimates; trust 0.000 (fitted on 1 "
             "judged documents with an estimate: log loss 0.6931 estimates, 0.0000 topic prior, "
             "0.0000 blend)") in result.stderr.splitlines()
+
+
+def test_one_draw_is_said(files):
+    """-b 1 gives a bootstrap 'interval' of one value and P(A > B) of 0 or 1: a note says so."""
+    result = invoke(["estimate", str(files / "qrels-graded"), str(files / "run-a"),
+                     str(files / "run-b"), "-m", "nDCG@10", "-b", "1", "--pairs", "-j", "1"])
+    check(result)
+    assert ("unjudged: note: -b 1: one bootstrap draw: its value is one possible outcome, its "
+            "interval that value alone (no spread) and each P(A > B) 0 or 1; the intervals need "
+            "many draws (the default is 10000)") in result.stderr.splitlines()
+
+
+def test_report_says_each_note_once(files, tmp_path):
+    """The report estimates its topic panels' runs a second time; their notes were said twice."""
+    result = invoke(["report", str(files / "qrels-all-relevant"), str(files / "run-a"),
+                     str(files / "run-b"), "-m", "nDCG@10", "-b", "2", "-o",
+                     str(tmp_path / "report.html")])
+    check(result)
+    notes = [line for line in result.stderr.splitlines() if line.startswith("unjudged: note:")]
+    assert len(notes) == len(set(notes)) == 2, notes  # the position prior's and this
+    assert any("the qrels hold no non-relevant judgment" in line for line in notes)

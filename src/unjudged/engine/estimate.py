@@ -831,6 +831,7 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
     from unjudged.parallel import SerialExecutor
 
     check_draws(settings, qrels, measures)
+    _note_one_draw(settings)
     policies = settings.policies
     pools: dict[tuple[str, ...], Pool] = {}
 
@@ -882,6 +883,16 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
                      None if reference is not None and reference.context is None
                      else shared_context, bool(settings.grow),
                      _reference_label(reference, settings), settings.population)
+
+
+def _note_one_draw(settings: EstimateSettings) -> None:
+    """Say that -b 1 leaves nothing of the distribution but one draw."""
+    from unjudged.errors import note
+
+    if settings.b == 1 and any(STRATEGIES[m].random for m in settings.methods):
+        note("-b 1: one bootstrap draw: its value is one possible outcome, its interval that "
+             "value alone (no spread) and each P(A > B) 0 or 1; the intervals need many draws "
+             "(the default is 10000)")
 
 
 def _reference_label(reference: Reference | None, settings: EstimateSettings) -> str:
