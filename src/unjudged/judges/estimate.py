@@ -151,6 +151,7 @@ class _Cells:
     #: the two variance estimates `var` is the larger of, per cell: the grade model's and the
     #: audit's own (None where there are no two)
     parts: tuple[np.ndarray, np.ndarray] | None = None
+    ht_parts: tuple[np.ndarray, np.ndarray] | None = None  # the same of the audit alone
 
 
 def _linear(st: Setting, md: _Model, gv: np.ndarray, pair: np.ndarray, c: np.ndarray,
@@ -184,8 +185,9 @@ def _linear(st: Setting, md: _Model, gv: np.ndarray, pair: np.ndarray, c: np.nda
     lk = lam[group]
     value = fixed + lk * add(c * unknown * f) + sy - lk * sf
     parts = (a - 2.0 * lk * b + lk * lk * cc, sa - 2.0 * lk * sb + lk * lk * sc)
-    ht_var = np.maximum(add(wc * (md.pooled @ (gv * gv))[pair]), sa)
-    return _Cells(value, np.maximum(*parts), fixed + sy, ht_var, judged, lam, n, parts)
+    ht_parts = (add(wc * (md.pooled @ (gv * gv))[pair]), sa)
+    return _Cells(value, np.maximum(*parts), fixed + sy, np.maximum(*ht_parts), judged, lam, n,
+                  parts, ht_parts)
 
 
 def _entries(st: Setting, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -218,15 +220,19 @@ class _Measured:
 def _measured(st: Setting, md: _Model, m: Measure) -> _Measured:
     """The measure per cell, a variance of a value in [0, 1] capped at 1/4."""
     out = _ndcg_cells(st, md, m) if m.spec.name == "nDCG" else _linear_cells(st, md, m)
+    cap = 1.0 if out.raw is not None else np.inf
     if out.x.parts is not None:
-        out.x.var = _scaled_variance(out, len(st.runs), 1.0 if out.raw is not None else np.inf)
+        out.x.var = _scaled_variance(out, out.x.parts, len(st.runs), cap)
+    if out.x.ht_parts is not None:  # the audit alone's intervals by the same rule
+        out.x.ht_var = _scaled_variance(out, out.x.ht_parts, len(st.runs), cap)
     out.raw_var, out.raw_ht_var = out.x.var, out.x.ht_var
     if m.name.startswith(FAMILIES):  # a value in [0, 1] varies by at most 1/4
         out.x.var, out.x.ht_var = np.minimum(out.x.var, 0.25), np.minimum(out.x.ht_var, 0.25)
     return out
 
 
-def _scaled_variance(mx: _Measured, r: int, cap: float) -> np.ndarray:
+def _scaled_variance(mx: _Measured, parts: tuple[np.ndarray, np.ndarray], r: int,
+                     cap: float) -> np.ndarray:
     """Each cell's variance: the grade model's, times its run's factor max(1, the audit's own
     variance estimate summed over the run's topics / the model's): the model spreads the
     variance over the cells, the audit's own estimate (0 in most cells of a small audit, large
@@ -234,7 +240,7 @@ def _scaled_variance(mx: _Measured, r: int, cap: float) -> np.ndarray:
     is wrong for the run (one whose top documents the judge under-rates). The larger of the
     two per cell added up both estimates' positive errors: intervals of run means 40% too
     wide (docs/judges.md). `cap`: each cell's most variance within a run's sum."""
-    model, audit = mx.x.parts  # type: ignore[misc]
+    model, audit = parts
     keep = mx.present
     sm = np.bincount(mx.run_of, weights=np.minimum(model, cap) * keep, minlength=r)
     sa = np.bincount(mx.run_of, weights=np.minimum(audit, cap) * keep, minlength=r)
@@ -363,7 +369,8 @@ def _ndcg_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
                        human=True) if md.covered else \
         (np.full(cells, np.nan),) * 2
     x = _Cells(value.ravel(), np.maximum(*parts), ht.ravel(), np.maximum(*ht_var),
-               ratio(dcg.judged.reshape(r, t), j_ideal[None]).ravel(), dcg.lam, dcg.n, parts)
+               ratio(dcg.judged.reshape(r, t), j_ideal[None]).ravel(), dcg.lam, dcg.n, parts,
+               ht_var)
     present = np.bincount(key, minlength=cells) > 0
     return _Measured(x, run_of, present, gv, c, key, {
         "dcg": dcg.value, "ideal": ideal, "grades": grades, "glam": glam,
