@@ -201,3 +201,24 @@ def test_report_says_each_note_once(files, tmp_path):
     notes = [line for line in result.stderr.splitlines() if line.startswith("unjudged: note:")]
     assert len(notes) == len(set(notes)) == 2, notes  # the position prior's and this
     assert any("the qrels hold no non-relevant judgment" in line for line in notes)
+
+
+def test_ndeval_says_where_it_prints_nan(files):
+    """ndeval's CSV keeps its -nan (0/0: nNRBP of a topic without a relevant document), byte
+    for byte, and a note says where and why instead of leaving it unexplained."""
+    result = invoke(["ndeval", str(files / "qrels-no-relevant"), str(files / "run-a")])
+    assert result.exit_code == 0, result.output
+    rows = [line.split(",") for line in result.stdout.splitlines()]
+    column = rows[0].index("nNRBP")
+    assert [row[column] for row in rows[1:]] == ["-nan"] * 4
+    assert result.stderr.splitlines() == [
+        "unjudged: note: 4 values are 0/0, printed -nan as ndeval 4.5 prints them (columns "
+        "nNRBP; topics 1, 2, 3, amean): a topic without a relevant document has no ideal "
+        "ranking to normalise by, and a run sharing no topic with the qrels no mean"]
+    lost = invoke(["ndeval", str(files / "qrels-graded"), str(files / "run-elsewhere")])
+    assert lost.exit_code == 0
+    assert lost.stderr.startswith("unjudged: note: 21 values are 0/0, printed -nan as ndeval "
+                                  "4.5 prints them (columns ERR-IA@5, ERR-IA@10, ERR-IA@20, "
+                                  "nERR-IA@5, nERR-IA@10 and 16 more; topics amean)")
+    assert "nan" not in invoke(["ndeval", str(files / "qrels-graded"),
+                                str(files / "run-a")]).stderr

@@ -37,7 +37,40 @@ def ndeval_cmd(args) -> None:
         return
     base = read_bytes(opts.baseline) if opts.baseline is not None else None
     out = run_ndeval(opts, read_bytes(opts.qrels), read_bytes(opts.run), base)
+    _note_nan(out)
     try:  # as text when it is (a captured stdout then captures it); else the run id's bytes
         write_output(out.decode("utf-8"), None)
     except UnicodeDecodeError:
         write_output(out, None)
+
+
+def _note_nan(out: bytes) -> None:
+    """ndeval prints a 0/0 as glibc does (-nan), and so does the copy: one note says where and
+    why, so that the CSV stays ndeval's byte for byte and the user is not left guessing."""
+    lines = out.splitlines()
+    if not lines or b"nan" not in out:
+        return
+    head = lines[0].split(b",")
+    columns: dict[str, None] = {}
+    topics: dict[str, None] = {}
+    count = 0
+    for line in lines[1:]:
+        fields = line.rsplit(b",", len(head) - 1)  # the run id may hold commas
+        bad = [i for i, f in enumerate(fields) if f in (b"-nan", b"nan")]
+        count += len(bad)
+        for i in bad:
+            columns[head[i].decode("utf-8", "replace")] = None
+        if bad:
+            topics[fields[1].decode("utf-8", "replace")] = None
+    if count:
+        from unjudged.errors import note
+
+        note(f"{count} values are 0/0, printed -nan as ndeval 4.5 prints them (columns "
+             f"{_few(list(columns))}; topics {_few(list(topics))}): a topic without a relevant "
+             "document has no ideal ranking to normalise by, and a run sharing no topic with "
+             "the qrels no mean")
+
+
+def _few(names: list[str], most: int = 5) -> str:
+    return ", ".join(names) if len(names) <= most else \
+        f"{', '.join(names[:most])} and {len(names) - most} more"
