@@ -46,24 +46,33 @@ RUNS = {
 }
 # a single run, and every edge run at once (a warning of any of them fails the command)
 SETS = {"single": ["a"], "all": list(RUNS)}
-# the command line after QRELS RUNS
+# QRELS and RUNS stand for the files; a command of one RUN runs on each run in turn
 COMMANDS = {
-    "eval": ["eval", "-m", "nDCG@10", "-m", "AP", "-m", "P@1000000", "-m", "Bpref", "-m", "GMAP",
-             "-m", "Rprec", "-m", "RR", "-m", "ERR@20", "-q"],
-    "eval-bootstrap": ["eval", "-m", "nDCG@10", "--unjudged", "bootstrap", "-b", "1"],
-    "estimate": ["estimate", "-m", "nDCG@10", "-m", "AP", "-b", "8", "--methods",
-                 "nonrel,condensed,upper,bootstrap,expected,guaranteed", "--pairs", "-j", "1"],
-    "estimate-topics": ["estimate", "-m", "nDCG@10", "-b", "1", "--population", "topics", "-q",
-                        "-j", "1"],
-    "matrix": ["matrix", "--depths", "5,1000000"],
-    "plan": ["plan", "--budget", "3", "-b", "4", "-j", "1"],
-    "coverage": ["coverage"],
+    "eval": ["eval", "QRELS", "RUNS", "-m", "nDCG@10", "-m", "AP", "-m", "P@1000000", "-m",
+             "Bpref", "-m", "GMAP", "-m", "Rprec", "-m", "RR", "-m", "ERR@20", "-q"],
+    "eval-bootstrap": ["eval", "QRELS", "RUNS", "-m", "nDCG@10", "--unjudged", "bootstrap",
+                       "-b", "1"],
+    "estimate": ["estimate", "QRELS", "RUNS", "-m", "nDCG@10", "-m", "AP", "-b", "8",
+                 "--methods", "nonrel,condensed,upper,bootstrap,expected,guaranteed", "--pairs",
+                 "-j", "1"],
+    "estimate-topics": ["estimate", "QRELS", "RUNS", "-m", "nDCG@10", "-b", "1", "--population",
+                        "topics", "-q", "-j", "1"],
+    "matrix": ["matrix", "QRELS", "RUNS", "--depths", "5,1000000"],
+    "plan": ["plan", "QRELS", "RUNS", "--budget", "3", "-b", "4", "-j", "1"],
+    "coverage": ["coverage", "QRELS", "RUNS"],
+    "infer": ["infer", "QRELS", "RUNS", "--ci", "0.9", "-q"],
+    "pool": ["pool", "RUNS", "-k", "5", "--exclude", "QRELS"],
+    "compare-qrels": ["compare-qrels", "--orig", "QRELS", "--new", "GRADED", "RUNS", "-m",
+                      "nDCG@10", "-m", "AP"],
+    "qrels-stats": ["qrels", "stats", "QRELS"],
+    "trec_eval": ["trec_eval", "-q", "-m", "all_trec", "QRELS", "RUN"],
 }
 # the project's own lines (notes, warnings, the error, progress); Python's warnings and stray
 # prints start otherwise
 OURS = ("unjudged: ",)
-# plan's summary table goes to stderr on purpose (stdout is the plan)
-SAID = {"plan": ("plan:", "topic", "1 ", "2 ", "3 ", "all ")}
+# plan's and pool's summaries go to stderr on purpose (stdout is the plan, the pool): from the
+# line that starts them on, the lines are theirs
+SUMMARY = {"plan": "plan:", "pool": "pool of"}
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +98,9 @@ def check(result, command: str = "") -> None:
     lines = result.stderr.splitlines()
     if result.exit_code == 2:
         assert sum(line.startswith("unjudged: error:") for line in lines) == 1, lines
-    stray = [line for line in lines
-             if not line.startswith(OURS + SAID.get(command.split("-")[0], ()))]
+    starts = [i for i, line in enumerate(lines) if command in SUMMARY
+              and line.startswith(SUMMARY[command])]
+    stray = [line for line in lines[:starts[0] if starts else None] if not line.startswith(OURS)]
     assert not stray, stray
     # a NaN printed without a word is a silent surprise: say what is undefined and why
     assert not re.search(r"\bnan\b", result.output, re.IGNORECASE), result.output
@@ -98,14 +108,19 @@ def check(result, command: str = "") -> None:
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_no_warning_on_edge_inputs(files, command):
+    template = COMMANDS[command]
+    sets = [[r] for r in RUNS] if "RUN" in template else SETS.values()
     for qrels in QRELS:
-        for runs in SETS.values():
-            args = [*COMMANDS[command][:1], str(files / f"qrels-{qrels}"),
-                    *(str(files / f"run-{r}") for r in runs), *COMMANDS[command][1:]]
+        for runs in sets:
             if command == "matrix" and len(runs) < 2:
                 continue
-            result = invoke(args)
-            check(result, command)
+            args = []
+            for word in template:
+                args += {"QRELS": [str(files / f"qrels-{qrels}")],
+                         "GRADED": [str(files / "qrels-graded")],
+                         "RUNS": [str(files / f"run-{r}") for r in runs],
+                         "RUN": [str(files / f"run-{runs[0]}")]}.get(word, [word])
+            check(invoke(args), command)
 
 
 def test_expected_values_of_a_run_sharing_no_topic_with_the_qrels(files):
