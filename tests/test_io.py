@@ -310,3 +310,34 @@ def test_a_list_of_runs_is_runs_not_records():
     b = read_run({"1": {"a": 1.0, "b": 2.0}}, name="B")
     df = unjudged.evaluate([a, b], {"1": {"a": 1}}, ["AP"], per_topic=False)
     assert df[["run", "value"]].values.tolist() == [["A", 1.0], ["B", 0.5]]
+
+
+def test_score_frees_each_streamed_run_before_the_next():
+    """score() takes an iterator of runs one at a time: a run read from a file is gone by the
+    time the next is asked for (eval on 10 runs of 250k lines held all ten: 175 -> 112 MiB);
+    an item that is not a Run still gets run_objects' error."""
+    import gc
+    import weakref
+
+    from unjudged.errors import InvalidOptionError
+
+    qrels = read_qrels({"1": {"a": 1, "b": 0}})
+    measures = unjudged.parse_measures(["P@2"])
+    alive = []
+
+    def runs():
+        for i in range(3):
+            gc.collect()
+            alive.append(sum(r() is not None for r in refs))
+            run = read_run({"1": {"a": 2.0, "b": float(i)}}, name=f"r{i}")
+            refs.append(weakref.ref(run))
+            yield run
+            del run
+
+    refs: list = []
+    results = unjudged.score(runs(), qrels, measures)
+    assert alive == [0, 0, 0]
+    assert [r.run for r in results.runs] == ["r0", "r1", "r2"]
+    assert [float(r.values[0, 0]) for r in results.runs] == [0.5, 0.5, 0.5]
+    with pytest.raises(InvalidOptionError, match="score: expected Runs"):
+        unjudged.score(iter([read_run({"1": {"a": 1.0}}), "not a run"]), qrels, measures)

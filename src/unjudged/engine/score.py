@@ -146,6 +146,7 @@ def _checked(runs: Iterator[Any], where: str) -> Iterator[Run]:
         if not isinstance(run, Run):
             run_objects([run], where)  # raises the error that names it
         yield run
+        del run  # not kept alive while the next run is read
 
 
 def policies_from(policies: Policies | None, changes: dict[str, Any]) -> Policies:
