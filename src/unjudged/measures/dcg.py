@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from unjudged.data.judged import cut_width
+from unjudged.data.judged import PAD_UP_TO, cut_width
 from unjudged.errors import InvalidOptionError
 from unjudged.measures._common import discount, divide, take_at
 from unjudged.measures._spec import JUDGED_ONLY, MeasureSpec, Param, register
@@ -89,9 +89,10 @@ def _prefix_dcg(gain: np.ndarray) -> np.ndarray:
 def ndcg(j, cutoff=None, dcg="log2", gains=None):
     got = gain_values(j.cut(cutoff), dcg, gains)
     got = (got / discount(got.shape[-1])).sum(axis=-1)
-    if cutoff is not None and not gains:
+    if cutoff is not None and not gains and cutoff > PAD_UP_TO:
         # past the deepest ideal ranking every grade gains 0: a cutoff beyond it reads no
-        # more (nDCG@1000000 lays out no million positions; see cut_width)
+        # more (nDCG@1000000 lays out no million positions; see cut_width). Asked only then:
+        # a grown pool's ideal_width reads every iteration's counts
         cutoff = cut_width(cutoff, j.pool.ideal_width)
 
     def ideal():

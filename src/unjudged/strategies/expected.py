@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from unjudged.data.judged import Judged, cut_width
+from unjudged.data.judged import PAD_UP_TO, Judged, cut_width
 from unjudged.measures._common import discount, divide, level, ranks
 from unjudged.measures.dcg import gain_values, ideal_gains
 from unjudged.measures.statistical import smooth_ideal_dcg, smooth_ideal_slope
@@ -118,8 +118,8 @@ def _ndcg(judged: Judged, dist: np.ndarray, grown: tuple[np.ndarray, np.ndarray]
     mean, var = _linear(dist, gain, w)
     if grown is None:
         # a cutoff past the deepest ideal ranking reads no more (its gains are 0)
-        ideal = ideal_gains(judged, k if k is None else cut_width(k, judged.pool.ideal_width),
-                            dcg, gains)
+        ideal = ideal_gains(judged, k if k is None or k <= PAD_UP_TO else
+                            cut_width(k, judged.pool.ideal_width), dcg, gains)
         norm = (ideal / discount(ideal.shape[-1])).sum(axis=-1)
         return divide(mean, norm), divide(var, norm ** 2)
     counts, outer = grown
