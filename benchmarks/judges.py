@@ -153,6 +153,46 @@ def summarise(judge: str, frac: float, rows: pd.DataFrame, exact: pd.DataFrame
     return out
 
 
+def unclipped(judge: str, frac: float, reps: int) -> None:
+    """nDCG@10 per (run, topic): PPI's mean standard error against the audit alone's, beside
+    the widths of the intervals clipped to [0, 1] that the table compares, and how often the
+    audit alone's estimate is exactly 0 (no audited document in the top 10), where half of
+    its interval is cut off."""
+    from unjudged.judges.audit import design_pi, draw
+    from unjudged.judges.estimate import _measured, _model
+    from unjudged.judges.labels import read_judge
+    from unjudged.judges.ppi import interval
+    from unjudged.judges.setting import build_setting
+    from unjudged.measures import parse_measures
+
+    truth, labels = load()
+    text = "".join(f"{t} 0 {d} {g}\n" for t, d, g in labels[judge].itertuples(index=False))
+    st = build_setting(make_runs(truth, labels, judge), None,
+                       read_judge(text.encode(), name=judge), levels=4)
+    key = pd.Series(np.arange(st.pi.size), index=[
+        (st.topics[t], d) for t, d in zip(st.pair_topic, st.pair_docno, strict=True)])
+    nist = np.full(st.pi.size, -1)
+    nist[key.loc[list(zip(truth.topic, truth.docno, strict=True))].to_numpy()] = truth.grade
+    m = parse_measures(["nDCG@10"])[0]
+    pi = design_pi(st, frac * int(st.labelled.sum()))
+    sd, hsd, w, hw, zero = [], [], [], [], []
+    for rep in range(reps):
+        hit = draw(pi, rep)
+        s2 = st.with_audit(np.where(hit, pi, 0.0), np.where(hit, nist, -1), pi)
+        x = _measured(s2, _model(s2, True), m).x
+        sd.append(np.sqrt(x.var))
+        hsd.append(np.sqrt(x.ht_var))
+        lo, hi = (np.clip(v, 0, 1) for v in interval(x.value, x.var, LEVEL))
+        w.append(hi - lo)
+        lo, hi = (np.clip(v, 0, 1) for v in interval(x.ht, x.ht_var, LEVEL))
+        hw.append(hi - lo)
+        zero.append(x.ht == 0)
+    se = np.mean(sd) / np.mean(hsd) - 1
+    print(f"{judge}, audits of {frac:.0%} x {reps}: standard error {se:+.1%} against the "
+          f"audit alone's; clipped width {np.mean(w) / np.mean(hw) - 1:+.1%}; the audit "
+          f"alone's estimate 0 in {np.mean(zero):.0%} of the cells")
+
+
 def judge_kappa() -> dict[str, float]:
     """Each label set's quadratic-weighted kappa with NIST on all 4,423 pairs (to rank them)."""
     from unjudged.judges.diagnose import kappa
@@ -273,7 +313,13 @@ def main() -> None:
     ap.add_argument("--speed", action="store_true",
                     help="Only time 143 TREC-COVID round-1 runs with a simulated judge "
                     "and audit (b = 10,000).")
+    ap.add_argument("--unclipped", metavar="JUDGE",
+                    help="Only compare nDCG@10's per-topic standard errors with the audit "
+                    "alone's, for one label set (--fractions' first, --reps audits).")
     args = ap.parse_args()
+    if args.unclipped:
+        unclipped(args.unclipped, float(args.fractions.split(",")[0]), args.reps)
+        return
     if args.speed:
         speed()
         return
