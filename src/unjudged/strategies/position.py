@@ -13,6 +13,18 @@ intercept per topic and slopes shared by all topics, fitted on every judged docu
 run retrieved, is extrapolated to the unjudged ones (whose ranks lie below the pool's depth).
 Relevant grades split as the topic's judged relevant documents do.
 
+Two limits keep the extrapolation to what the judged documents support (measured on the text
+views of benchmarks/run_level.py, where a depth-10 pool of 3 of 12 runs judges ~18 documents a
+topic; docs/unjudged-documents.md):
+
+* the topics' intercepts are drawn from one normal whose spread is estimated from the data
+  (empirical Bayes): fitted alone, a topic with 1-2 relevant among its judged documents
+  predicted 2-7 relevant among its unjudged retrieved ones where the full qrels have 10;
+* votes count at least the VOTE_SUPPORT quantile of the judged documents' votes: judged
+  documents are nearly all retrieved by most runs, so the votes slope comes from a narrow range
+  (7-12 of 12 runs), and extrapolated to documents one run retrieves it predicted ~0.1% where
+  2-6% are relevant.
+
 The model sees only the runs it is given: scoring many runs together, documents that only one
 run retrieved are told apart from documents that many runs agree on. With fewer than MIN_RUNS
 runs there is nothing to tell them apart by, and a run's own relevance rate by depth overestimates
@@ -49,8 +61,12 @@ from unjudged.data.run import Run
 from unjudged.strategies.keys import combine, name_key, string_keys
 
 VOTE_DEPTH = 100  #: a run "votes" for the documents in its top 100
+#: the votes slope is extrapolated down to this quantile of the judged documents' votes only
+#: (PositionModel.probabilities; the features stay as they are)
+VOTE_SUPPORT = 0.01
 MIN_RUNS = 5  #: with fewer runs the prior is the pool's relevance rate (see PositionModel.build)
 _NEWTON_STEPS = 30
+_MIN_TOPIC_VAR = 0.01  # the topics' intercepts' variance at least (their prior stays finite)
 _RIDGE = 1.0  # a N(0, 1) prior on each slope: finite when a feature does not vary (one run:
 #   votes = 1) or separates a handful of judged documents; negligible with thousands of them
 
@@ -120,6 +136,8 @@ class PositionModel:
     rel_level: int
     #: too few runs (MIN_RUNS) to tell documents apart: the pool's relevance rate is used
     fallback: bool = False
+    #: the fewest votes the fit has support for (VOTE_SUPPORT); fewer count as this many
+    vote_floor: float = 0.0
 
     @classmethod
     def build(cls, runs: Sequence[Run], qrels: Qrels, rel_level: int = 1,
@@ -149,8 +167,8 @@ class PositionModel:
         votes = (np.add.reduceat((ranks <= VOTE_DEPTH).astype(np.int32), first) if keys.size
                  else np.zeros(0, np.int32))
         levels = max(int(qrels.key_grades.max(initial=0)) + 1, rel_level + 1, 2)
-        intercept, slope, split = _fit(qrels, topics, tk, ukeys, best, votes, rel_level,
-                                       levels)
+        intercept, slope, split, floor = _fit(qrels, topics, tk, ukeys, best, votes,
+                                              rel_level, levels)
         fallback = len(runs) < MIN_RUNS
         if fallback:
             # too few runs to tell the documents they agree on from the rest: a run's own judged
@@ -159,7 +177,7 @@ class PositionModel:
             # the pool's rate, as the pool prior does
             intercept, slope = _pool_rate(qrels, topics, rel_level), np.zeros(2)
         return cls(ukeys, owner[first], best, votes, topics, intercept, slope, split, rel_level,
-                   fallback)
+                   fallback, floor)
 
     def judged_keys(self, qrels: Qrels) -> np.ndarray:
         """Sorted keys of `qrels`' judged (grade >= 0) documents of this model's topics."""
@@ -196,6 +214,8 @@ class PositionModel:
         """grade_probabilities with topics given by index into `self.topics` (-1: unknown
         topic, which draws grade 0)."""
         x = self.features(keys)
+        # the votes slope holds down to the judged documents' support only (VOTE_SUPPORT)
+        x[:, 1] = np.maximum(x[:, 1], np.log2(1.0 + self.vote_floor))
         known = topic_index >= 0
         ti = np.where(known, topic_index, 0)
         eta = self.intercept[ti] + x @ self.slope if self.intercept.size else \
@@ -240,15 +260,16 @@ def _design(best: np.ndarray, votes: np.ndarray) -> np.ndarray:
 
 def _fit(qrels: Qrels, topics: list[str], tk: np.ndarray, ukeys: np.ndarray, best: np.ndarray,
          votes: np.ndarray, rel_level: int, levels: int
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Per-topic intercepts and shared slopes by Newton's method on the judged documents
     that some run retrieved; one pseudo-relevant and one pseudo-non-relevant document per
-    topic at the topic's mean features (weight 1/2 each) keep every intercept finite."""
+    topic at the topic's mean features (weight 1/2 each) keep every intercept finite. Also
+    the vote floor: the VOTE_SUPPORT quantile of those documents' votes."""
     n_t = len(topics)
     split = np.zeros((n_t, levels))
     split[:, -1] = 1.0
     if n_t == 0 or len(qrels) == 0:
-        return np.zeros(n_t), np.zeros(2), split
+        return np.zeros(n_t), np.zeros(2), split, 0.0
     k, t, g = _judged(qrels, topics, tk)
     for i in range(n_t):
         rel = g[(t == i) & (g >= rel_level)]
@@ -259,6 +280,7 @@ def _fit(qrels: Qrels, topics: list[str], tk: np.ndarray, ukeys: np.ndarray, bes
     at = np.minimum(np.searchsorted(ukeys, k), max(ukeys.size - 1, 0))
     seen = (ukeys[at] == k) if ukeys.size else np.zeros(k.shape, bool)
     t, g, at = t[seen], g[seen], at[seen]
+    floor = float(np.quantile(votes[at], VOTE_SUPPORT, method="lower")) if at.size else 0.0
     x = _design(best[at], votes[at]) if at.size else np.zeros((0, 2))
     y = (g >= rel_level).astype(float)
     centre = x.mean(axis=0) if x.size else np.zeros(2)
@@ -270,27 +292,48 @@ def _fit(qrels: Qrels, topics: list[str], tk: np.ndarray, ukeys: np.ndarray, bes
     x = np.concatenate([x, mean_x, mean_x])
     y = np.concatenate([y, np.ones(n_t), np.zeros(n_t)])
     w = np.concatenate([np.ones(at.size), np.full(2 * n_t, 0.5)])
-    beta = np.zeros(n_t + 2)
+    beta, d = _newton(t, x, y, w, n_t, np.zeros(n_t + 2))
+    # the topics' intercepts as draws of one normal (empirical Bayes): fitted alone, a topic's
+    # intercept from its ~20 judged documents regresses to the mean on the documents it did
+    # not judge (text views: topics with 1-2 judged relevant documents have 10 more among the
+    # unjudged retrieved ones, the separate fits grew 2-7); its spread less the fits' own noise
+    # (method of moments), then each intercept refitted with that normal as its prior
+    mine = cnt > 0
+    a = beta[:n_t][mine]
+    if a.size:
+        mu = float(a.mean())
+        tau2 = max(float(a.var()) - float(np.mean(1.0 / d[mine])), _MIN_TOPIC_VAR)
+        beta, _ = _newton(t, x, y, w, n_t, beta, mu, 1.0 / tau2)
+    slope = beta[n_t:]
+    # undo the centring: eta = a_t + (x - c) . s = (a_t - c . s) + x . s
+    return beta[:n_t] - centre @ slope, slope, split, floor
+
+
+def _newton(t: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray, n_t: int,
+            beta: np.ndarray, mu: float = 0.0, precision: float = 0.0
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """(intercepts and slopes, the intercepts' Hessian diagonal) of the weighted logistic fit
+    from `beta`, each intercept with a normal prior N(mu, 1 / precision) (none at 0)."""
+    d: np.ndarray = np.zeros(n_t)
     for _ in range(_NEWTON_STEPS):
         p = 1.0 / (1.0 + np.exp(-(beta[t] + x @ beta[n_t:])))
         r = w * (y - p)
         v = w * p * (1.0 - p)
         grad = np.concatenate([np.bincount(t, weights=r, minlength=n_t), x.T @ r])
+        grad[:n_t] -= precision * (beta[:n_t] - mu)
         grad[n_t:] -= _RIDGE * beta[n_t:]
         # the Hessian is an arrow: diagonal in the intercepts, dense only in their two
         # columns with the slopes; solved by its Schur complement in O(topics) (a dense
         # topics x topics matrix took 1.67 GB and 2 minutes at 10,000 topics)
-        d = np.bincount(t, weights=v, minlength=n_t)
+        d = np.bincount(t, weights=v, minlength=n_t) + precision
         h_ts = np.stack([np.bincount(t, weights=v * x[:, j], minlength=n_t) for j in range(2)],
                         axis=1)
         h_ss = (x * v[:, None]).T @ x + _RIDGE * np.eye(2)
         step = _arrow_solve(d, h_ts, h_ss, grad[:n_t], grad[n_t:])
-        beta += step
+        beta = beta + step
         if np.abs(step).max() < 1e-9:
             break
-    slope = beta[n_t:]
-    # undo the centring: eta = a_t + (x - c) . s = (a_t - c . s) + x . s
-    return beta[:n_t] - centre @ slope, slope, split
+    return beta, d
 
 
 def _arrow_solve(d: np.ndarray, b: np.ndarray, c: np.ndarray, g1: np.ndarray, g2: np.ndarray
