@@ -176,3 +176,15 @@ def test_polars_frames_as_ranx_and_pyterrier_users_have_them():
     assert named.run.tolist() == ["mine"]
     with pytest.raises(FormatError, match="score 'x' is not a number"):
         u.read_run(pl.DataFrame({"qid": ["1"], "docno": ["d1"], "score": ["x"]}))
+
+
+def test_estimate_runs_takes_measure_names_as_estimate_does():
+    """estimate_runs([...], q, ["P@3"]) as with parsed measures (it failed inside the engine
+    with an AttributeError); no measure is the project's error."""
+    q = u.read_qrels({"1": {"a": 1, "b": 0}})
+    run = u.read_run({"1": {"a": 3.0, "b": 2.0, "c": 1.0}}, name="r")
+    est = u.estimate_runs([run], q, ["P@3"], methods=["nonrel"], b=10)
+    assert [(x["method"], round(x["value"], 4)) for x in est.rows(per_topic=False)] == \
+        [("nonrel", 0.3333)]
+    with pytest.raises(MeasureSpecError, match="no measure given"):
+        u.estimate_runs([run], q, [], methods=["nonrel"])

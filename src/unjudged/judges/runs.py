@@ -14,9 +14,10 @@ from unjudged.engine.estimate import Estimates
 from unjudged.engine.estimate import estimate_runs as _estimate_runs
 from unjudged.errors import InvalidOptionError
 from unjudged.measures import Measure
+from unjudged.measures._parse import measures_given
 
 
-def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure], *,
+def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure] | Any, *,
                   judge: Any = None, audit: Any = None, audit_qrels: Any = None,
                   design: Any = None, **kwargs: Any) -> Estimates:
     """unjudged.engine.estimate.estimate_runs (the same arguments in `kwargs`), and with
@@ -39,6 +40,7 @@ def estimate_runs(runs: Iterable[Run], qrels: Qrels, measures: list[Measure], *,
         ...                                                  # doctest: +SKIP
         [('nonrel', 0.3333), ('ppi', 0.6667)]
     """
+    measures = measures_given(measures)  # names too, as unjudged.estimate takes them
     if judge is None:
         if audit is not None or audit_qrels is not None or design is not None:
             raise InvalidOptionError("audit, audit_qrels and design go with judge")
