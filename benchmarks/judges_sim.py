@@ -109,7 +109,7 @@ def confusion(levels: int) -> np.ndarray:
     return m
 
 
-def one(args: tuple[str, list[str], list[float], int]) -> list[dict[str, Any]]:
+def one(args: tuple[str, list[str], list[float], range]) -> list[dict[str, Any]]:
     """Every judge and fraction on one collection (its runs built once)."""
     warnings.simplefilter("ignore")
     name, kinds, fractions, reps = args
@@ -119,7 +119,7 @@ def one(args: tuple[str, list[str], list[float], int]) -> list[dict[str, Any]]:
 
 
 def one_judge(name: str, runs: list, human: Any, truth: dict[str, dict[str, int]], kind: str,
-              fractions: list[float], reps: int) -> list[dict[str, Any]]:
+              fractions: list[float], reps: range) -> list[dict[str, Any]]:
     from unjudged.judges.audit import design_pi, draw
     from unjudged.judges.estimate import (
         _measured,
@@ -160,7 +160,7 @@ def one_judge(name: str, runs: list, human: Any, truth: dict[str, dict[str, int]
     for frac in fractions:
         pi = design_pi(st, frac * int(st.labelled.sum()))
         acc: dict[str, list[np.ndarray]] = {}
-        for rep in range(reps):
+        for rep in reps:
             hit = draw(pi, rep)
             s2 = st.with_audit(np.where(hit, pi, 0.0), np.where(hit, grade, -1), pi)
             md = _model(s2, True)
@@ -275,6 +275,22 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _added(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`new` rows merged with `old` ones of the same setting and statistic (n-weighted)."""
+    def key(r: dict[str, Any]) -> tuple:
+        return r["collection"], r["judge"], r["fraction"], r["measure"], r["stat"]
+
+    held = {key(r): r for r in old}
+    out = []
+    for r in new:
+        o = held.get(key(r))
+        if o is not None:
+            n = o["n"] + r["n"]
+            r = r | {"value": (o["value"] * o["n"] + r["value"] * r["n"]) / n, "n": n}
+        out.append(r)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=100)
@@ -282,6 +298,9 @@ def main() -> None:
     ap.add_argument("--judges", default=",".join(JUDGES))
     ap.add_argument("--fractions", default="0.05,0.1,0.2")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--first", type=int, default=0,
+                    help="The first audit's seed; above 0 the audits are added to those the "
+                    "results hold for the same settings (n-weighted means).")
     ap.add_argument("--table", action="store_true",
                     help="Only print the docs' table from benchmarks/results/judges_sim.json.")
     args = ap.parse_args()
@@ -292,7 +311,7 @@ def main() -> None:
     kinds = args.judges.split(",")
     # TREC-COVID first: the longest task
     names = sorted(args.collections.split(","), key=lambda c: c != "covid")
-    tasks = [(c, kinds, fractions, args.reps) for c in names]
+    tasks = [(c, kinds, fractions, range(args.first, args.first + args.reps)) for c in names]
     t0 = time.perf_counter()
     rows: list[dict[str, Any]] = []
     seconds = {}
@@ -303,8 +322,10 @@ def main() -> None:
             print(f"{c}: done at {seconds[c]:.0f} s", flush=True)
     took = time.perf_counter() - t0
     # the settings run now replace theirs in the results; the others' stay
-    done = {(r["collection"], r["judge"], r["fraction"]) for r in rows}
     old = json.loads(OUT.read_text()) if OUT.exists() else {"rows": [], "seconds": {}}
+    if args.first > 0:
+        rows = _added(old["rows"], rows)
+    done = {(r["collection"], r["judge"], r["fraction"]) for r in rows}
     kept = [r for r in old["rows"] if (r["collection"], r["judge"], r["fraction"]) not in done]
     seconds = old.get("seconds", {}) | seconds
     OUT.write_text(json.dumps({"reps": args.reps, "level": LEVEL, "draws": DRAWS,
