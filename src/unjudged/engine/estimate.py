@@ -38,7 +38,7 @@ from unjudged.strategies.priors import (
     split_prior,
 )
 from unjudged.strategies.registry import BASELINE, STRATEGIES
-from unjudged.strategies.summaries import STATS, describe, parse_point
+from unjudged.strategies.summaries import STATS, column_blocks, describe, parse_point
 
 if TYPE_CHECKING:
     from unjudged.parallel import Executor
@@ -498,11 +498,9 @@ def end_mass(samples: np.ndarray, lohi: np.ndarray) -> np.ndarray:
     b = samples.shape[0]
     cols, ends = samples.reshape(b, -1), lohi.reshape(-1, 2)
     out = np.empty(ends.shape)
-    step = max(1, (1 << 21) // max(b, 1))  # columns at a time: temporaries of 16 MB, not b x n
-    for a in range(0, cols.shape[1], step):
-        part = cols[:, a:a + step]
+    for s in column_blocks(b, cols.shape[1]):  # temporaries of 16 MB, not b x n
         for e in range(2):
-            out[a:a + step, e] = (np.abs(part - ends[a:a + step, e]) <= tol).mean(axis=0)
+            out[s, e] = (np.abs(cols[:, s] - ends[s, e]) <= tol).mean(axis=0)
     return out.reshape(lohi.shape)
 
 

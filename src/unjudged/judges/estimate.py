@@ -148,8 +148,9 @@ class _Cells:
     judged: np.ndarray
     lam: np.ndarray
     n: np.ndarray
-    #: the two variance estimates `var` is the larger of, per cell: the grade model's and the
-    #: audit's own (None where there are no two)
+    #: the two variance estimates per cell, the grade model's and the audit's own (None where
+    #: there are no two): _measured makes `var` the model's times its run's factor from them
+    #: (_scaled_variance); until then it is their larger
     parts: tuple[np.ndarray, np.ndarray] | None = None
     ht_parts: tuple[np.ndarray, np.ndarray] | None = None  # the same of the audit alone
 

@@ -283,13 +283,11 @@ class Growth:
         def variates(a: int, z: int) -> np.ndarray:
             return _sum_variates(names[a:z], how.seed, b, levels)
 
-        whole = present.size == 0 or int(present[-1]) - int(present[0]) == present.size - 1
         for a, z, drawn in blocks_of_sums(logit, owner, shifts, variates):
             # at most the documents: the counts' type holds them
-            if whole:  # every topic in a row (the usual case): a slice, not a gather
-                t0 = int(present[0]) + a
-                np.add(counts[:, t0:t0 + z - a, 1:], drawn, out=counts[:, t0:t0 + z - a, 1:],
-                       casting="unsafe")
+            span = _span(present[a:z])
+            if span is not None:  # topics in a row (the usual case)
+                np.add(counts[:, span, 1:], drawn, out=counts[:, span, 1:], casting="unsafe")
             else:
                 counts[:, present[a:z], 1:] += drawn.astype(counts.dtype)
 
@@ -379,31 +377,42 @@ class Growth:
         total = np.empty((i1 - i0,) + judged.shape, dtype=np.int64)  # (m, n, levels)
         total[...] = judged
         have = self.counts.shape[-1]
-        if rows.size and rows[0] >= 0 and np.array_equal(rows, np.arange(rows[0],
-                                                                          rows[0] + rows.size)):
-            # the growth's own topics in order (a batch of them): a slice, not a gather
-            total[..., :have] += self.counts[i0:i1, rows[0]:rows[0] + rows.size]
+        span = _span(rows)
+        if span is not None:  # the growth's own topics in order (a batch of them)
+            total[..., :have] += self.counts[i0:i1, span]
         else:
             total[..., :have] += np.where(rows[None, :, None] >= 0,
                                           self.counts[i0:i1, np.maximum(rows, 0)], 0)
-        coded = _laid_codes(total, max(width, 1))
-        grades = _lay_rows(_above(total), max(width, 1)) if coded is None else \
-            coded[0][coded[1]]
+        grades, coded = _laid(total, width)
         grades.setflags(write=False)
         total.setflags(write=False)
-        return GrownPool(base.topics, grades, base.num_unjudged, total,
-                         rows=None if coded is None else coded)
+        return GrownPool(base.topics, grades, base.num_unjudged, total, rows=coded)
+
+
+def _span(index: np.ndarray) -> slice | None:
+    """`index` as a slice when it counts up by one from 0 or more (a slice, not a gather:
+    no copy of what it selects), else None."""
+    if index.size == 0 or index[0] < 0 or int(index[-1]) - int(index[0]) != index.size - 1 \
+            or (index.size > 1 and not (np.diff(index) == 1).all()):
+        return None
+    return slice(int(index[0]), int(index[0]) + index.size)
 
 
 def _clipped_above(counts: np.ndarray, depth: int) -> np.ndarray:
     """(..., levels) how many documents of each grade or better, at most `depth`: what the
     best `depth` grades of counts (..., levels) are a function of."""
-    return np.minimum(np.cumsum(counts[..., ::-1], axis=-1)[..., ::-1], depth)
+    return np.minimum(_above(counts), depth)
 
 
 def _laid_out(counts: np.ndarray, width: int) -> np.ndarray:
     """(..., width) the best `width` grades, descending, of grade counts (..., levels); -1
     past the last document."""
+    return _laid(counts, width)[0]
+
+
+def _laid(counts: np.ndarray, width: int
+          ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """(_laid_out's grades, their table of possible rows and each row's code, or None)."""
     w = max(width, 1)
     # a row is a function of its counts of each grade or better, clipped to the width: when
     # those take few values (a shallow cutoff, a few grades), every possible row is laid out
@@ -411,9 +420,9 @@ def _laid_out(counts: np.ndarray, width: int) -> np.ndarray:
     # grade and a mask; 3x faster on 100,000 topics x b = 1,000)
     coded = _laid_codes(counts, w)
     if coded is None:
-        return _lay_rows(_above(counts), w)
+        return _lay_rows(_above(counts), w), None
     table, code = coded
-    return table[code]
+    return table[code], coded
 
 
 def _laid_codes(counts: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -423,7 +432,7 @@ def _laid_codes(counts: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray] | N
     combos = (w + 1) ** levels
     if combos > _TABLE or combos * w > counts.size:
         return None
-    above = np.minimum(_above(counts), w)
+    above = _clipped_above(counts, w)
     code = np.zeros(counts.shape[:-1], dtype=np.int64)
     for g in range(levels):
         code = code * (w + 1) + above[..., g]

@@ -196,18 +196,30 @@ def describe(samples: np.ndarray, point: str | float, level: float
         return summarise(samples), value, interval(samples, level, value)
     b, shape = samples.shape[0], samples.shape[1:]
     cols = samples.reshape(b, -1)
-    step = max(1, _COLUMN_CELLS // b)
-    if cols.shape[1] <= step:
+    blocks = column_blocks(b, cols.shape[1])
+    if len(blocks) == 1:
         return _describe(samples, point, level)
     # a slice of columns at a time: every statistic is a function of its column alone, and
     # the quantiles, the mode's sort and the contiguous copies would each take the size of
     # all the samples (100,000 topics x b = 1,000: 0.8 GB apiece)
-    parts = [_describe(cols[:, a:a + step], point, level) for a in range(0, cols.shape[1], step)]
+    parts = [_describe(cols[:, s], point, level) for s in blocks]
     return tuple(np.concatenate([p[i] for p in parts]).reshape(shape + parts[0][i].shape[1:])
                  for i in range(3))  # type: ignore[return-value]
 
 
 _COLUMN_CELLS = 1 << 21  # samples summarised at once (16 MB of float64)
+
+
+def column_blocks(b: int, columns: int) -> list[slice]:
+    """Slices of `columns` columns of `b` draws each, about _COLUMN_CELLS draws a slice: what
+    a statistic of each column alone works through to keep its temporaries small.
+
+    Example:
+        >>> column_blocks(1 << 20, 5)
+        [slice(0, 2, None), slice(2, 4, None), slice(4, 5, None)]
+    """
+    step = max(1, _COLUMN_CELLS // max(b, 1))
+    return [slice(a, min(a + step, columns)) for a in range(0, max(columns, 1), step)]
 
 
 def _describe(samples: np.ndarray, point: str | float, level: float
