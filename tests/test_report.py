@@ -400,3 +400,55 @@ def test_page_states_the_verdict_first_and_folds_the_rest():
     assert "<details><summary>Judged share by rank band, 3 runs</summary>" in page
     assert "<details><summary>Inputs: 144 files with their sha256</summary><ul><li>" in page
     assert "seed 00" not in page
+
+
+# --- issue 32 item 1: the notes reach the page, not only stderr --------------------------------
+
+
+def test_notes_said_while_reading_and_computing_are_on_the_page(tmp_path):
+    """Relevant-only qrels and a run whose first line comments its columns: each note is said
+    once on stderr and listed, in the same words and order, in the page's Notes block right
+    after the verdict (and linked from the contents)."""
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("".join(f"{t} 0 d{i} 1\n" for t in (1, 2, 3) for i in range(4)))
+    a, b = tmp_path / "a.run", tmp_path / "b.run"
+    a.write_text("# qid Q0 docno rank score tag\n" + RUN_A)
+    b.write_text(RUN_B)
+    out = tmp_path / "r.html"
+    r = CliRunner().invoke(main, ["report", str(qrels), str(a), str(b), "-m", "P@2", "-b",
+                                  "20", "-o", str(out), "-j", "1"])
+    assert r.exit_code == 0, r.output
+    said = [line.removeprefix("unjudged: note: ") for line in r.stderr.splitlines()
+            if line.startswith("unjudged: note: ")]
+    assert len(said) == len(set(said)) == 3, said  # the comment line, the fallback, the qrels
+    assert "qid Q0 docno" in said[0] and said[1].startswith("position prior:")
+    assert "no non-relevant judgment" in said[2]
+    page = out.read_text()
+    block = page[page.index('<div class="notes" id="notes">'):]
+    block = block[:block.index("</div>")]
+    import html as H
+
+    assert re.findall(r"<li>(.*?)</li>", block) == [H.escape(n) for n in said]
+    assert "<h3>Notes (3)</h3>" in block
+    assert page.index('id="verdict"') < page.index('id="notes"') < page.index('id="leaderboard"')
+    assert '<a href="#notes">Notes</a>' in page
+
+
+def test_notes_in_report_data_once_and_shown_once(recwarn):
+    """build_report keeps the notes it said (each once, also when said twice) after those it
+    is given; without notes the page has no Notes block."""
+    from unjudged.errors import UnjudgedWarning
+    from unjudged.report.html import render_report
+
+    q = read_qrels({t: {"a": 1, "b": 1} for t in ("1", "2")})
+    runs = [read_run({t: {"a": 2, "x": 1} for t in ("1", "2")}, name=n) for n in ("A", "B")]
+    d = build_report(runs, q, ["P@2"], b=10, topic_panels=1, notes=["read first"])
+    assert d.notes[0] == "read first" and len(d.notes) == len(set(d.notes)) == 3
+    assert "no non-relevant judgment" in d.notes[2]
+    shown = [str(w.message) for w in recwarn if issubclass(w.category, UnjudgedWarning)]
+    assert shown == d.notes[1:]  # still shown as warnings, each once
+    q2 = read_qrels({t: {"a": 1, "b": 0} for t in ("1", "2")})
+    d2 = build_report(runs, q2, ["P@2"], b=10, topic_panels=0, pool_runs=runs * 3)
+    assert d2.notes == []
+    page = render_report(d2, {"command": "t"}).html
+    assert 'id="notes"' not in page and 'href="#notes"' not in page

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -76,6 +77,62 @@ class ReportData:
     orders: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: per measure, what the draws settle (unjudged.analysis.report_verdict.verdict)
     verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the notes said while reading and computing (fallbacks, clipping, qrels without a
+    #: non-relevant judgment...), each once and in order: the page shows them by the verdict
+    notes: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def said_notes() -> Iterator[list[str]]:
+    """The list of the library's notes (UnjudgedWarning) said inside the block, each once and
+    in order. Each is still shown as the caller's warnings show it (the command line's
+    `unjudged: note:` line), as it is said; a note said again inside is shown only once.
+
+    Example:
+        >>> from unjudged.errors import note
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")  # not shown here; still collected
+        ...     with said_notes() as notes:
+        ...         for _ in range(2):
+        ...             note("a fallback")
+        >>> notes
+        ['a fallback']
+    """
+    from unjudged.errors import UnjudgedWarning
+
+    said: list[str] = []
+    outer = list(warnings.filters)  # what the caller shows, asked for each note
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+        # every note reaches the list, whatever the caller's filters (a note said earlier at
+        # the same place would otherwise be missing from a second report in one process)
+        warnings.simplefilter("always", UnjudgedWarning)
+
+        def show(message, category, filename, lineno, file=None, line=None) -> None:
+            if issubclass(category, UnjudgedWarning):
+                text = str(message)
+                if text in said:
+                    return
+                said.append(text)
+                action = _action(outer, category)
+                if action == "ignore":
+                    return
+                if action == "error":
+                    raise message if isinstance(message, Warning) else category(text)
+            shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        yield said
+
+
+def _action(filters: Sequence[Any], category: type[Warning]) -> str:
+    """The action of the first of `filters` (warnings.filters entries) that applies to any
+    message of `category`: "default" when none does."""
+    for action, message, cat, module, lineno in filters:
+        if issubclass(category, cat) and (message is None or message.pattern in ("", ".*")) \
+                and module is None and lineno == 0:
+            return action
+    return "default"
 
 
 def sha256_of(path: str) -> str:
@@ -235,13 +292,16 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
                  topic_panels: int = 3, top_topics: int = 10,
                  policies: Policies = Policies(), executor: Executor | None = None,
                  inputs: Sequence[str] = (), draw: dict[str, Any] | None = None,
-                 pool_runs: Sequence[Run] | None = None) -> ReportData:
+                 pool_runs: Sequence[Run] | None = None,
+                 notes: Sequence[str] = ()) -> ReportData:
     """Compute the report of `runs` against `qrels`: per measure a leaderboard and pairwise
     tests, the per-topic bootstrap of the best `topic_panels` runs (first measure), the topics
     with the most unjudged documents, judgment statistics and coverage by rank band. `inputs`
     are file paths listed with their sha256; `draw` other bootstrap settings (EstimateSettings'
     prior, spread, ...); `pool_runs` the runs that define the prior's pool context (default:
-    each run alone, so a run's row does not depend on the others in the report).
+    each run alone, so a run's row does not depend on the others in the report). The notes
+    said while computing are kept (ReportData.notes) after `notes`, those said before (while
+    reading the inputs, say).
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
@@ -253,7 +313,21 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
         [(1, 'good', 0.5, 0.75), (2, 'bad', 0.0, 0.5)]
         >>> d.pairs["P@2"][0]["case"], d.judgments[-1]["warn"]
         (3, True)
+        >>> d.notes[0][:60]  # two runs: the position prior falls back, and says so
+        'position prior: no --pool-runs: each run is its own pool con'
     """
+    with said_notes() as said:
+        data = _build(runs, qrels, measures, b=b, seed=seed, baseline=baseline,
+                      topic_panels=topic_panels, top_topics=top_topics, policies=policies,
+                      executor=executor, inputs=inputs, draw=draw, pool_runs=pool_runs)
+    data.notes = list(dict.fromkeys([*notes, *said]))
+    return data
+
+
+def _build(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure], *, b: int,
+           seed: int, baseline: str | None, topic_panels: int, top_topics: int,
+           policies: Policies, executor: Executor | None, inputs: Sequence[str],
+           draw: dict[str, Any] | None, pool_runs: Sequence[Run] | None) -> ReportData:
     from unjudged.analysis.baseline import assessment_measures, assessment_name
     from unjudged.analysis.report_verdict import verdict
     from unjudged.engine.estimate import estimate_runs, strategy_results

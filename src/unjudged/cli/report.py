@@ -90,7 +90,7 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
     """Read the inputs, compute and write the report to `output` (atomically, after all else
     succeeded); the PNG and table folders are written only then too. Returns `output`."""
     from unjudged import __version__
-    from unjudged.analysis.report_data import build_report
+    from unjudged.analysis.report_data import build_report, said_notes
     from unjudged.io import read_qrels
     from unjudged.parallel import progress_bar
     from unjudged.policies import Policies
@@ -101,19 +101,21 @@ def write_report(qrels: str, runs: list[str], measures: list[str], output: str, 
 
     check_targets([output], folders=[png_dir, tables_dir])  # before any work or writing
     pol = policies or Policies()
-    q = read_qrels(qrels)
-    stream, pool = runs_and_pool(runs, pool_runs, q, policies=pol, names=names, strict=strict)
-    loaded = list(stream)
-    if baseline is not None:
-        baseline = baseline_name(loaded, baseline)
+    # the notes said while reading (and by the judges) go into the page with the bootstrap's
+    with said_notes() as read_notes:
+        q = read_qrels(qrels)
+        stream, pool = runs_and_pool(runs, pool_runs, q, policies=pol, names=names,
+                                     strict=strict)
+        loaded = list(stream)
+        if baseline is not None:
+            baseline = baseline_name(loaded, baseline)
+        # the judges first: their inputs are refused before the bootstrap's work
+        judges = _judge_section(loaded, q, measures, judge, b, seed) if judge else None
     # only regular files are hashed: stdin and pipes cannot be read a second time
     inputs = [p for p in [qrels] + [r.source for r in loaded] if os.path.isfile(p)]
-    # the judges first: their inputs are refused before the bootstrap's work
-    judges = _judge_section(loaded, q, measures, judge, b, seed) if judge else None
     data = build_report(loaded, q, measures, b=b, seed=seed, baseline=baseline,
                         topic_panels=topic_panels, top_topics=top_topics, policies=pol,
-                        executor=executor, inputs=inputs,
-                        pool_runs=pool)
+                        executor=executor, inputs=inputs, pool_runs=pool, notes=read_notes)
     meta = {"command": command, "version": __version__, "seed": seed, "b": b,
             "inputs": data.inputs}
     figures = len(data.measures) + 2 + (len(data.panels.runs) if data.panels else 0)

@@ -20,7 +20,7 @@ from typing import Any
 
 from unjudged.io.atomic import check_targets, make_folder, write_file
 from unjudged.report.html import tables as T
-from unjudged.report.html.page import PAGE, figure_html, footer_html
+from unjudged.report.html.page import PAGE, figure_html, footer_html, notes_html
 from unjudged.report.names import file_stems, note_files
 
 
@@ -192,7 +192,8 @@ def render_report(data, meta: dict[str, Any], progress=None,
         title=html.escape(f"unjudged report: {len(data.leaderboards[data.measures[0]])} runs"),
         n_runs=len(data.leaderboards[data.measures[0]]), b=data.b, measure0=html.escape(
             data.measures[0]), leaderboard=leaderboard, against=against, pairs=pairs,
-        n_panels=n_panels, panels=panels, verdict=verdicts, normalisers=(
+        n_panels=n_panels, panels=panels, verdict=verdicts, notes=notes_html(data.notes),
+        notes_toc='<a href="#notes">Notes</a> ' if data.notes else "", normalisers=(
             " (a drawn relevant document also adds to the ideal ranking and to the number of "
             "relevant documents, as a deeper judging would, so these scores are not comparable "
             "with scores on the judged pool)" if data.est.grow else ""),

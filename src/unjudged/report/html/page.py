@@ -43,6 +43,10 @@ nav.toc a { margin-right: .9em; white-space: nowrap; }
 details { margin: .5em 0; } summary { cursor: pointer; color: #224; }
 img { max-width: 100%; height: auto; display: block; margin: .5em 0; }
 p.note { color: #555; max-width: 60em; }
+/* the notes said while computing qualify the verdict: shown beside it, never folded */
+div.notes { border-left: 4px solid #e8900c; background: #fff7ea; padding: .3em .8em;
+  max-width: 60em; margin: 1em 0; }
+div.notes h3 { margin: .3em 0; } div.notes ul { padding-left: 1.2em; margin: .3em 0; }
 footer { margin-top: 3em; font-size: 12px; color: #444; border-top: 1px solid #ccc; }
 footer code { word-break: break-all; }
 @media (max-width: 600px) { body { padding: 0 .5em; margin: .8em auto; } }
@@ -54,7 +58,8 @@ PAGE = Template("""<!DOCTYPE html>
 <title>$title</title><style>""" + STYLE + """</style></head>
 <body>
 <h1>$title</h1>
-<nav class="toc">Contents: <a href="#verdict">Verdict</a> <a href="#leaderboard">1. Leaderboard</a>
+<nav class="toc">Contents: <a href="#verdict">Verdict</a> $notes_toc
+<a href="#leaderboard">1. Leaderboard</a>
 <a href="#pairs">2. Pairwise comparisons</a> <a href="#topics">3. Per topic</a>
 <a href="#collection">4. Collection</a> $judges_toc
 <a href="#reproducibility">5. Reproducibility</a></nav>
@@ -64,6 +69,7 @@ the runs, what they leave open, and why. Colour in the tables means one thing: a
 needs attention; a dark rule between two rows is a settled break; a greyed row repeats the
 scores of a twin above it.</p>
 $verdict
+$notes
 </section>
 <details><summary>How these numbers are made</summary>
 <p class="note">How far can these scores be trusted? Every score is shown beside Judged@k, the
@@ -133,6 +139,25 @@ def figure_html(b64: str, alt: str) -> str:
         '<img alt="a&lt;b" src="data:image/png;base64,AAAA">'
     """
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
+
+
+def notes_html(notes: list[str]) -> str:
+    """The notes said while reading and computing (ReportData.notes) as a block beside the
+    verdict, each as the command line printed it; nothing when there were none.
+
+    Example:
+        >>> notes_html(["a <b> fallback"]).split("</p>")[1]
+        '<ul><li>a &lt;b&gt; fallback</li></ul></div>'
+        >>> notes_html([])
+        ''
+    """
+    if not notes:
+        return ""
+    items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
+    return (f'<div class="notes" id="notes"><h3>Notes ({len(notes)})</h3><p>Said while '
+            "reading the inputs and computing; they qualify the verdict above and the "
+            "numbers below.</p>"
+            f"<ul>{items}</ul></div>")
 
 
 def footer_html(meta: dict[str, Any]) -> str:
