@@ -15,7 +15,7 @@ from shared_data import DATA, need
 from unjudged.cli import main
 from unjudged.data.diversity import Subtopics, judge_diversity
 from unjudged.data.judged import judge
-from unjudged.errors import FormatError, InputError, MeasureSpecError
+from unjudged.errors import FormatError, InputError, InvalidOptionError, MeasureSpecError
 from unjudged.io import read_run
 from unjudged.io.diversity import read_diversity_qrels, read_intents
 from unjudged.measures import parse_measures
@@ -391,3 +391,71 @@ def test_huge_subtopic_grades_are_read_and_only_the_paper_form_refuses_them():
     assert float(ms[0].compute(j)[0]) == 1.0
     with pytest.raises(MeasureSpecError, match="subtopic grade 2147483647 is too large"):
         parse_measures(["ERR-IA(form='paper')@2"])[0].compute(j)
+
+
+# --- issue 34 item 9: huge cutoffs, as the other measures take them ----------------------------
+
+ALL_DIVERSITY = ["alpha-nDCG", "alpha-DCG", "ERR-IA", "nERR-IA", "NRBP", "nNRBP", "P-IA",
+                 "MAP-IA", "S-recall", "ERR-IA(form='paper')", "nERR-IA(form='paper')"]
+
+
+@pytest.mark.parametrize("k", [10 ** 9, 10 ** 12])
+def test_huge_cutoffs_read_no_more_than_the_padded_width(k):
+    """@k past every ranking equals @1000 (the width cut_width pads a 5-document ranking to)
+    bit for bit, but for P-IA's divisor; before, 10^9 was refused for memory (96.9 GiB)."""
+    q = read_diversity_qrels(QRELS)
+    huge = _values(RUN, q, [f"{m}@{k}" for m in ALL_DIVERSITY])
+    wide = _values(RUN, q, [f"{m}@1000" for m in ALL_DIVERSITY])
+    for m in ALL_DIVERSITY:
+        if m == "P-IA":
+            assert huge[f"P-IA@{k}"] == pytest.approx(4 / 3 / k, rel=1e-12)  # 4/3 of 3 intents
+        else:
+            assert huge[f"{m}@{k}"] == wide[f"{m}@1000"], m
+    # the ideal-ideal normalisers reach their limit long before: (1 - alpha)^r underflows
+    assert huge[f"alpha-DCG@{k}"] == pytest.approx(
+        DCG5 / sum(0.5 ** i / L2(i + 2) for i in range(1100)), rel=1e-14)
+    # sum 0.5^i / (i + 1) = 2 ln 2
+    assert huge[f"ERR-IA@{k}"] == pytest.approx(ERR5 / (2 * np.log(2)), rel=1e-14)
+
+
+def test_huge_cutoff_keeps_an_ideal_ranking_longer_than_the_padding():
+    """1,500 relevant documents: the greedy ideal ranking is read whole (its own length), the
+    3-document run to 1,000 positions; @10^9 is @1500 and the hand-worked value."""
+    q = read_diversity_qrels([("t", "1", f"d{i}", 1) for i in range(1500)])
+    run = {"t": {"d0": 3.0, "x": 2.0, "d1": 1.0}}
+    got = _values(run, q, ["alpha-nDCG@1000000000", "alpha-nDCG@1500", "alpha-nDCG@1000",
+                           "nNRBP@1000000000", "S-recall@1000000000"])
+    ideal = sum(0.5 ** i / L2(i + 2) for i in range(1500))
+    assert got["alpha-nDCG@1000000000"] == got["alpha-nDCG@1500"]
+    assert got["alpha-nDCG@1000000000"] == pytest.approx((1 + 0.5 / L2(4)) / ideal, rel=1e-14)
+    assert got["S-recall@1000000000"] == 1.0
+    assert got["nNRBP@1000000000"] == pytest.approx((1 + 0.5 * 0.25) / sum(
+        0.5 ** i * 0.5 ** i for i in range(1500)), rel=1e-14)
+
+
+def test_huge_cutoff_with_alpha_zero_is_refused_in_one_line():
+    """alpha = 0: the ideal-ideal sum of 1/log2(r + 1) never stops growing, so 10^9 positions
+    would be summed; refused at once, a cutoff within 2^26 is summed (in slices)."""
+    q = read_diversity_qrels(QRELS)
+    with pytest.raises(InvalidOptionError, match=r"alpha=0.0: the ideal-ideal normaliser"):
+        _values(RUN, q, ["alpha-DCG(alpha=0)@1000000000"])
+    k = 3_000_000
+    ii = sum(float((1 / np.log2(np.arange(a, min(a + 10 ** 6, k), dtype=float) + 2)).sum())
+             for a in range(0, k, 10 ** 6))
+    (got,) = _values(RUN, q, [f"alpha-DCG(alpha=0)@{k}"]).values()
+    assert got == pytest.approx((1 / 3 + (2 / 3) / L2(4) + (1 / 3) / L2(6)) / ii, rel=1e-12)
+
+
+def test_huge_cutoff_through_the_bootstrap_with_processes():
+    """estimate with worker processes at 10^9: the same values as at 1000."""
+    from unjudged.engine.estimate import estimate_runs
+    from unjudged.parallel import ProcessExecutor
+
+    q = read_diversity_qrels(QRELS)
+    runs = [read_run(RUN, name="a"), read_run({"t": {"c": 2.0, "a": 1.0}}, name="b")]
+    with ProcessExecutor(2) as ex:
+        huge = estimate_runs(runs, q, parse_measures(["alpha-nDCG@1000000000",
+                                                      "S-recall@10000000000"]), b=5, executor=ex)
+    wide = estimate_runs(runs, q, parse_measures(["alpha-nDCG@1000", "S-recall@1000"]), b=5)
+    for h, w in zip(huge.runs, wide.runs, strict=True):
+        assert h.nonrel.tolist() == w.nonrel.tolist() and h.point.tolist() == w.point.tolist()

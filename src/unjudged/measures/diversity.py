@@ -26,6 +26,13 @@ Conventions, all ndeval's (version 4.5) unless said otherwise:
 - one difference: ndeval leaves its @1 values unnormalised (a bug; it reports only 5, 10, 20);
   here every cutoff is normalised the same way.
 
+A cutoff past every ranking reads no more columns than the other measures do (cut_width: the
+rankings padded to PAD_UP_TO = 1,000 positions, or to the deepest ranking, and the greedy ideal
+ranking likewise to its own length): past a ranking's end no document gains anything, so
+alpha-nDCG@1000000000 is alpha-nDCG at that width. What reads the nominal k reads it as a
+number: P-IA's divisor, and the ideal-ideal normalisers of alpha-DCG and ERR-IA (sums of
+(1 - alpha)^r times the discount, summed in slices until the rest cannot change them).
+
 ERR-IA and nERR-IA also take `form='paper'`: seed 004's eq. (2) (Chapelle et al., CIKM 2009),
 sum_i p_i sum_r (1/r) R_i(r) prod_{j<r} (1 - R_i(j)) with graded R = (2^g - 1) / 2^gmax, g the
 document's grade for subtopic i and gmax the qrels' highest subtopic grade; ERR-IA's paper form
@@ -41,8 +48,8 @@ from __future__ import annotations
 import numpy as np
 
 from unjudged.data.diversity import MAX_GRADE, DiversityJudged, Subtopics, stop_probability, unpack
-from unjudged.data.judged import Judged
-from unjudged.errors import MeasureSpecError
+from unjudged.data.judged import Judged, cut_width
+from unjudged.errors import InvalidOptionError, MeasureSpecError
 from unjudged.measures._common import divide, ranks
 from unjudged.measures._spec import JUDGED_ONLY, MeasureSpec, Param, register
 
@@ -64,16 +71,18 @@ def _parts(j, cutoff: int | None, alpha: float, ideal: bool = False, rel: int = 
     """(score, bits, prob): per rank the intent-weighted novelty gain sum_j p_j (1-alpha)^c_j
     rel_j (..., n, k), the 0/1 subtopic relevance (..., n, k, S) and the intents (n, S), for the
     run's ranking or (ideal=True) the greedy ideal one, cut (and padded) to `cutoff`, with
-    subtopic grades of at least `rel` relevant."""
+    subtopic grades of at least `rel` relevant; past PAD_UP_TO and every ranking's end, cut to
+    `cut_width` columns (what lies further gains nothing)."""
     j = _view(j, rel)
     prob = j.subtopics.prob[j.qidx]
     if ideal:
         mask = j.subtopics.ideal(alpha)[j.qidx]
         if cutoff is not None:
-            mask = mask[:, :cutoff] if cutoff <= mask.shape[1] else np.pad(
-                mask, ((0, 0), (0, cutoff - mask.shape[1])))
+            k = cut_width(cutoff, mask.shape[1])
+            mask = mask[:, :k] if k <= mask.shape[1] else np.pad(
+                mask, ((0, 0), (0, k - mask.shape[1])))
     else:
-        mask = j.cut_mask(cutoff)
+        mask = j.cut_mask(None if cutoff is None else cut_width(cutoff, j.mask.shape[-1]))
     bits = unpack(mask, prob.shape[-1])
     seen = np.cumsum(bits, axis=-2) - bits
     score = (bits * np.power(1.0 - alpha, seen) * prob[:, None, :]).sum(axis=-1)
@@ -118,7 +127,12 @@ def single_subtopic(j: Judged, rel: int = 1) -> DiversityJudged:
 
 
 def _dcg_discount(k: int) -> np.ndarray:
-    return 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))
+    return _dcg_at(np.arange(k, dtype=np.float64))
+
+
+def _dcg_at(at: np.ndarray) -> np.ndarray:
+    """The log2 discount at 0-based positions `at` (floats)."""
+    return 1.0 / np.log2(at + 2.0)
 
 
 def _cascade(j, cutoff, alpha, discount, ideal=False, rel=1) -> np.ndarray:
@@ -126,13 +140,57 @@ def _cascade(j, cutoff, alpha, discount, ideal=False, rel=1) -> np.ndarray:
     return (score * discount(score.shape[-1])).sum(axis=-1)
 
 
+#: positions of the ideal-ideal sum computed at a time, and at most (a cutoff whose terms still
+#: count after this many is refused: 2^26 positions take about a second)
+_SLICE, _MOST = 1 << 20, 1 << 26
+
+
 def _ideal_ideal(k: int, alpha: float, discount) -> float:
-    """The measure of a ranking whose every document is relevant to every subtopic."""
-    return float((np.power(1.0 - alpha, np.arange(k)) * discount(k)).sum())
+    """The measure of a ranking whose every document is relevant to every subtopic:
+    sum_{r<k} (1 - alpha)^r discount(r). Up to _SLICE positions in one sum (as always); past
+    it in slices of _SLICE, until k or until what is left, at most (1 - alpha)^r discount(r) /
+    alpha from position r on (both factors shrink), cannot change the sum. A cutoff whose
+    terms still count after _MOST positions (alpha below about 1e-6) is refused in one line.
+
+    Example:
+        >>> a = _ideal_ideal(10 ** 9, 0.5, _reciprocal)  # the terms vanish after ~1,100
+        >>> a == _ideal_ideal(2000, 0.5, _reciprocal), round(a, 10)  # 2 ln 2
+        (True, 1.3862943611)
+    """
+    if k <= _SLICE:
+        return float((np.power(1.0 - alpha, np.arange(k)) * discount(k)).sum())
+    at = _DISCOUNTS[discount]
+    q, total = 1.0 - alpha, 0.0
+
+    def rest(r: int) -> float:  # at most what the positions from r on add
+        return q ** r * float(at(np.array([float(r)]))[0]) / max(alpha, 1e-300)
+
+    # the sum is at most min(k, 1 / alpha): if even that leaves the rest counting at _MOST,
+    # say so now rather than after a second of sums (alpha = 0 never ends)
+    if k > _MOST and rest(_MOST) > min(k, 1.0 / max(alpha, 1e-300)) * 2.0 ** -54:
+        raise InvalidOptionError(
+            f"a cutoff of {k} with alpha={alpha}: the ideal-ideal normaliser's terms "
+            f"(1 - alpha)^r still count past {_MOST} positions; use a cutoff up to {_MOST} or "
+            "a larger alpha")
+    for start in range(0, k, _SLICE):
+        r = np.arange(start, min(start + _SLICE, k), dtype=np.float64)
+        total += float((np.power(q, r) * at(r)).sum())
+        end = start + r.size
+        if end == k or rest(end) <= total * 2.0 ** -54:  # below half a unit in the last place
+            break
+    return total
 
 
 def _reciprocal(k: int) -> np.ndarray:
     return 1.0 / ranks(k)
+
+
+def _reciprocal_at(at: np.ndarray) -> np.ndarray:
+    return 1.0 / (at + 1.0)
+
+
+#: each discount of k positions as a function of 0-based positions (for sums in slices)
+_DISCOUNTS = {_dcg_discount: _dcg_at, _reciprocal: _reciprocal_at}
 
 
 class _Cascade:
@@ -209,9 +267,11 @@ def graded_err(j, k: int, ideal: bool = False) -> np.ndarray:
                                f"(at most {MAX_GRADE})")
     if ideal:
         grades = sub.ideal_grades()[j.qidx]
+        k = cut_width(k, grades.shape[1])  # past the ideal ranking's end nothing gains
         grades = grades[:, :k] if k <= grades.shape[1] else np.pad(
             grades, ((0, 0), (0, k - grades.shape[1]), (0, 0)))
     else:
+        k = cut_width(k, j.mask.shape[-1])
         grades = j.cut_sgrade(k)
         if grades is None:
             if sub.graded:  # e.g. a stream batch scored again: its grades were not kept
