@@ -7,7 +7,16 @@ pytrec_eval sdists fetch 9.0.x when built), so the reference comes from outside:
 
 * UNJUDGED_TREC_EVAL: a trec_eval executable (its `-v` must name version 10), or
 * UNJUDGED_TREC_EVAL_SRC: a checkout of usnistgov/trec_eval at v10.0 (built here with make), or
+  a source tree reconstructed file by file from stored versions of that repository (each .c/.h
+  from the stored version nearest v10.0: dc0c991 for most, 9d55fc9 for trec_eval.c and
+  get_trec_results.c, 2a9e214/2d77a47 for the lround cutoffs of iprec_at_recall/11pt_avg;
+  built with a Makefile naming VERSIONID 10.0), or
 * a shallow clone of that tag, where the network allows it (20 s at most).
+
+Such a reconstruction (27 Nov 2026, kept outside the repository: trec_eval's code never enters
+it) prints trec_eval's own test outputs byte for byte except the four cases with '#' comment
+lines, whose 10.0 readers were not stored; with it all 143 runs here are identical, and
+benchmarks/trec_eval10_parity.py compares more data sets and option sets.
 
 Without any of them the test skips and says how to run it. UNJUDGED_TREC_EVAL_RUNS limits the
 number of runs (default: all 143).
@@ -30,7 +39,8 @@ from unjudged.cli import main
 TAG = "v10.0"
 REPO = "https://github.com/usnistgov/trec_eval"
 HOW = ("set UNJUDGED_TREC_EVAL to a trec_eval 10.0 executable or UNJUDGED_TREC_EVAL_SRC to a "
-       f"checkout of {REPO} at {TAG}")
+       f"checkout of {REPO} at {TAG} (or a source tree reconstructed from that repository's "
+       "stored file versions, see this file's docstring)")
 
 
 def _build(src: Path) -> Path | None:

@@ -78,3 +78,45 @@ def test_judged_only_removes_unjudged(monkeypatch, tmp_path):
     judged = CliRunner().invoke(main, ["trec_eval", "-J", "-m", "P.1", str(qrels), str(run)])
     assert plain.stdout.splitlines()[-1].endswith("\t0.0000")
     assert judged.stdout.splitlines()[-1].endswith("\t1.0000")
+
+
+NAN_QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n2 0 e 0\n"
+NAN_RUN = "1 Q0 a 1 0.9 r\n1 Q0 x 2 0.5 r\n2 Q0 y 1 0.8 r\n2 Q0 z 2 0.7 r\n"
+
+
+def test_judged_only_with_nothing_left_prints_nan(tmp_path):
+    """-J leaves topic 2 no document: trec_eval 10.0 (built from source, f425365) starts
+    iprec_at_recall from 0/0 and prints -nan at each level whose count lround(level * 2) is 0
+    (0.2, not 0.25: lround rounds 0.5 up), in 11pt_avg (level 0 is 0) and in their means."""
+    (tmp_path / "q").write_text(NAN_QRELS)
+    (tmp_path / "r").write_text(NAN_RUN)
+    got = CliRunner().invoke(main, ["trec_eval", "-q", "-J", "-m", "iprec_at_recall.0.2,0.25",
+                                    "-m", "11pt_avg", str(tmp_path / "q"), str(tmp_path / "r")])
+    assert got.stdout == (
+        "iprec_at_recall_0.20  \t1\t1.0000\niprec_at_recall_0.25  \t1\t1.0000\n"
+        "11pt_avg              \t1\t1.0000\niprec_at_recall_0.20  \t2\t  -nan\n"
+        "iprec_at_recall_0.25  \t2\t0.0000\n11pt_avg              \t2\t  -nan\n"
+        "iprec_at_recall_0.20  \tall\t  -nan\niprec_at_recall_0.25  \tall\t0.5000\n"
+        "11pt_avg              \tall\t  -nan\n")
+
+
+def test_complete_and_judged_only_nan_on_a_missing_topic(tmp_path):
+    """With -c -J trec_eval's stand-in document for topic 3 (not in the run) is dropped as
+    unjudged, so topic 3 divides 0 by 0 as topic 2 does; without -J it is 0 (trec_eval 10.0)."""
+    (tmp_path / "q").write_text(NAN_QRELS + "3 0 f 1\n")
+    (tmp_path / "r").write_text(NAN_RUN)
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    got = CliRunner().invoke(main, ["trec_eval", "-q", "-c", "-J", "-m",
+                                    "iprec_at_recall.0,0.5,1", "-m", "11pt_avg.0.5,1", *files])
+    lines = got.stdout.splitlines()
+    assert lines[4:8] == ["iprec_at_recall_0.00  \t2\t  -nan", "iprec_at_recall_0.50  \t2\t0.0000",
+                          "iprec_at_recall_1.00  \t2\t0.0000", "11pt_avg_0.5,1        \t2\t0.0000"]
+    assert lines[8] == "iprec_at_recall_0.00  \t3\t  -nan"
+    assert lines[12:] == ["iprec_at_recall_0.00  \tall\t  -nan",
+                          "iprec_at_recall_0.50  \tall\t0.3333",
+                          "iprec_at_recall_1.00  \tall\t0.3333",
+                          "11pt_avg_0.5,1        \tall\t0.3333"]
+    plain = CliRunner().invoke(main, ["trec_eval", "-q", "-c", "-m", "iprec_at_recall.0", *files])
+    assert plain.stdout.splitlines()[1:] == ["iprec_at_recall_0.00  \t2\t0.0000",
+                                             "iprec_at_recall_0.00  \t3\t0.0000",
+                                             "iprec_at_recall_0.00  \tall\t0.3333"]

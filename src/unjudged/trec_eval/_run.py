@@ -87,7 +87,39 @@ def _line(name: str, topic: str, value: str, z: str = "") -> str:
 
 
 def _fmt(value: float | np.ndarray, kind: str) -> str:
+    if kind != "int" and np.isnan(value):
+        return "  -nan"  # C's printf("%6.4f") of 0.0/0.0, whose sign bit x86 sets
     return str(int(round(float(value)))) if kind == "int" else f"{value:.4f}"
+
+
+def _lround(x: np.ndarray) -> np.ndarray:
+    """C's lround for x >= 0: halves away from zero (Python's round goes to even)."""
+    low = np.floor(x)
+    return low + (x - low >= 0.5)
+
+
+def zero_over_zero(outputs: list[tuple[Family, str, Output]], values: dict[str, np.ndarray],
+                   j: Judged) -> None:
+    """NaN where trec_eval 10.0 divides 0 by 0: iprec_at_recall and 11pt_avg start from the
+    precision num_rel_ret / num_ret, and with no document left (-J drops every retrieved one,
+    and with -c also the one stand-in document of a topic the run lacks) that is 0/0. It
+    reaches each recall level whose document count lround(level * num_rel) is 0, and through
+    the sum 11pt_avg as soon as one of its levels does; trec_eval prints it as -nan."""
+    empty = (j.length == 0) & (j.retrieved | j.policies.judged_only)
+    if not empty.any():
+        return
+    num_rel = j.pool.num_rel(j.policies.rel_level).astype(np.float64)
+    for fam, name, what in outputs:
+        if fam.name == "iprec_at_recall" and not isinstance(what, tuple):
+            level = float(dict(what.params)["recall"])
+            hit = empty & (_lround(level * num_rel) == 0)
+        elif fam.name == "11pt_avg" and not isinstance(what, tuple):
+            given = dict(what.params).get("levels")
+            levels = [float(x) for x in given.split(",")] if given else [i / 10 for i in range(11)]
+            hit = empty & np.any([_lround(x * num_rel) == 0 for x in levels], axis=0)
+        else:
+            continue
+        values[name] = np.where(hit, np.nan, values[name])
 
 
 def check_format(outputs: list[tuple[Family, str, Output]], fmt: str) -> None:
@@ -118,6 +150,7 @@ def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
                 strings[name] = relstring(j, int(what[2] or 10))
             continue
         values[name] = what.compute(j)
+    zero_over_zero(outputs, values, j)
     return render(outputs, run.name, j.topics, values, strings, per_query, summary, zscores)
 
 
