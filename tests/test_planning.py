@@ -284,6 +284,22 @@ def test_cli_plan_writes_a_pool_file_and_a_summary(tmp_path):
     assert (row["docno"], row["best_rank"], row["runs"]) == ("u", 1, 1)
 
 
+def test_cli_plan_summary_lists_topics_in_natural_order(tmp_path):
+    """Issue 32 item 11: topics 1, 2, 10 (byte order 1, 10, 2), as eval lists them."""
+    topics = ("10", "2", "1")
+    (tmp_path / "q").write_text("".join(f"{t} 0 r 1\n{t} 0 n 0\n" for t in topics))
+    for name in ("A", "B"):
+        (tmp_path / name).write_text("".join(f"{t} Q0 u{name} 1 2 {name}\n{t} Q0 r 2 1 {name}\n"
+                                             for t in topics))
+    files = [str(tmp_path / n) for n in ("q", "A", "B")]
+    for fmt in ("table", "tsv"):
+        res = CliRunner().invoke(main, ["plan", *files, "--budget", "2", "--strategy", "depth",
+                                        "--summary", fmt, "-o", str(tmp_path / "pool")])
+        assert res.exit_code == 0, res.output
+        first = [line.split()[0] for line in res.stdout.splitlines()[1:]]
+        assert [t for t in first if t in topics] == ["1", "2", "10"], res.stdout
+
+
 def test_cli_plan_notes_and_errors(tmp_path):
     q, a, b, c = _write_case(tmp_path)
     res = CliRunner().invoke(main, ["plan", q, a, b, c, "--budget", "9", "--strategy",

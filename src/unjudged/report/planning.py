@@ -18,7 +18,11 @@ REFERENCE_COLUMNS = ["reference", "judgments", "measure", "tau", "tau_ap", "rmse
 
 
 def render_plan(rows: list[dict[str, Any]], fmt: str, head: str) -> str:
-    """The per-topic summary of a plan, with a total line in a table."""
+    """The per-topic summary of a plan in natural topic order (2 before 10, as eval lists
+    them), with a total line in a table."""
+    from unjudged.data.topic_order import natural_key
+
+    rows = sorted(rows, key=lambda r: natural_key(str(r["topic"])))
     if fmt != "table":
         return render_rows(rows, TOPIC_COLUMNS, fmt)
     total = {"topic": "all", "candidates": sum(r["candidates"] for r in rows),
