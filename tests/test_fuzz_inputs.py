@@ -587,8 +587,15 @@ def test_unmutated_seeds_read_right(name):
 
 # ------------------------------------------------------------------ issue 34's classes
 # Tables against their TREC text, measure parameters outside their domain, misuse of the
-# Python API, header comments and the inputs that raised tracebacks: each case must give the
-# right value or the project's one-line error. `--edges` prints the counts.
+# Python API, header comments and the inputs that raised tracebacks (items 5-8, 11), then the
+# command line's sizes, options and every diversity measure on every executor (items 1, 9,
+# 10): each case must give the right value or the project's one-line error. The counts:
+#
+#     .venv/bin/python tests/test_fuzz_inputs.py --edges
+#
+# Items 2-4 have their own tests: the 100,000-topic benchmark (benchmarks/topics_scale.py),
+# SIGTERM and SIGHUP (tests/test_signals.py), planted symlinks and caches (tests/test_outputs.py,
+# test_cli.py's demo, test_text.py's cache).
 
 
 def _edge_inputs(folder: Path) -> list[tuple[str, object]]:
@@ -658,6 +665,114 @@ def _refused(parse, text: str) -> None:
     raise AssertionError(f"{text} accepted")
 
 
+# Issue 34's command-line classes, each case a subprocess under a 6 GiB address-space limit
+# and a timeout: exit 0, or exit 2 with one
+# `unjudged: error:` line; never a traceback, a crash, a hang or gigabytes for a tiny input.
+TWO_63 = str(2 ** 63)
+EDGE_QRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d3 2\n2 0 d4 1\n2 0 d5 0\n10 0 d6 1\n10 0 d7 0\n"
+DIVERSITY = ["alpha-nDCG", "alpha-DCG", "ERR-IA", "nERR-IA", "NRBP", "nNRBP", "P-IA", "MAP-IA",
+             "S-recall"]
+
+
+def _edge_run(tag: str) -> str:
+    rng = random.Random(tag)
+    lines = []
+    for t in ("1", "2", "10"):
+        docs = [f"d{i}" for i in range(1, 9)] + [f"x{i}" for i in range(5)]
+        rng.shuffle(docs)
+        lines += [f"{t} Q0 {d} {r} {20 - r} {tag}\n" for r, d in enumerate(docs, 1)]
+    return "".join(lines)
+
+
+def cli_edge_cases() -> list[tuple[str, str, list[str]]]:
+    """(class, label, argv after `unjudged`) of issue 34's items 1, 9 and 10, on the files
+    `cli_edge_files` writes."""
+    q, a, b = "q.txt", "a.run", "b.run"
+    runs = [f"{t}.run" for t in "abcdef"]
+    sizes = [
+        ("P@10^12", ["eval", q, a, "-m", "P@1000000000000"]),
+        ("nDCG@10^12", ["eval", q, a, "-m", "nDCG@1000000000000"]),
+        ("alpha-nDCG@10^9", ["eval", q, a, "-m", "alpha-nDCG@1000000000"]),
+        ("S-recall@10^12 bootstrap", ["estimate", q, a, "-m", "S-recall@1000000000000", "-b",
+                                      "10", "-j", "1"]),
+        ("-b 10^9", ["estimate", q, a, b, "-m", "nDCG@10", "-b", "1000000000", "-j", "1"]),
+        ("-b 2^63", ["estimate", q, a, "-m", "nDCG@10", "-b", TWO_63]),
+        ("-M 2^63", ["eval", q, a, "-m", "P@10", "-M", TWO_63]),
+        ("pool -k 2^63", ["pool", a, b, "-k", TWO_63]),
+        ("--decimals 2^63", ["compare-qrels", "--orig", q, "--new", q, a, b, "--decimals",
+                             TWO_63]),
+        ("--jobs 2^63", ["estimate", q, a, "-m", "P@10", "--jobs", TWO_63]),
+        ("--max-line-length 2^63", ["--max-line-length", TWO_63, "eval", q, a, "-m", "P@10"]),
+        ("qrels filter --topics 1-10^8", ["qrels", "filter", q, "--topics", "1-100000000"]),
+        ("plan -b 2^63", ["plan", q, a, b, "-m", "nDCG@10", "-b", TWO_63, "--budget", "5"]),
+    ]
+    options = [
+        ("-m ''", ["eval", q, a, "-m", ""]),
+        ("--dask http://", ["estimate", q, a, "-m", "P@10", "--dask", "http://127.0.0.1:1"]),
+        ("--dask tls:// without settings", ["estimate", q, a, "-m", "P@10", "--dask",
+                                            "tls://127.0.0.1:1"]),
+        ("--dask bogus://", ["estimate", q, a, "-m", "P@10", "--dask", "bogus://x"]),
+        ("matrix --test bootstrap --seed -1", ["matrix", q, a, b, "--test", "bootstrap",
+                                               "--seed", "-1"]),
+        ("estimate --seed -1", ["estimate", q, a, "-m", "P@10", "--seed", "-1", "-j", "1"]),
+        ("infer bootstrap --seed -1", ["infer", q, a, "-m", "infAP", "--ci-method",
+                                       "bootstrap", "--seed", "-1"]),
+    ]
+    executors = [(f"{m}@20, -j 2", ["estimate", q, *runs, "-m", f"{m}@20", "-b", "20", "-j",
+                                    "2"]) for m in DIVERSITY]
+    executors += [("alpha-nDCG@20 plan -j 2", ["plan", q, *runs, "-m", "alpha-nDCG@20", "-b",
+                                               "20", "-j", "2", "--budget", "5"]),
+                  ("nERR-IA@20 --dask local", ["estimate", q, a, b, "-m", "nERR-IA@20", "-b",
+                                               "20", "--dask", "local"])]
+    return ([("sizes (item 9)", *c) for c in sizes] + [("options (item 10)", *c) for c in options]
+            + [("every measure, every executor (item 1)", *c) for c in executors])
+
+
+def cli_edge_files(folder: Path) -> None:
+    (folder / "q.txt").write_text(EDGE_QRELS)
+    for t in "abcdef":
+        (folder / f"{t}.run").write_text(_edge_run(t))
+
+
+def _limited() -> None:  # in the child: a runaway allocation fails instead of swapping
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+
+
+def cli_outcome(argv: list[str], folder: str, timeout: float = 300) -> tuple[str, str]:
+    """("clean" | "clean error" | what went wrong, detail) of `unjudged ARGV` run in `folder`."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "unjudged", *argv], cwd=folder,
+                              capture_output=True, text=True, timeout=timeout,
+                              preexec_fn=_limited, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return "timeout", " ".join(argv)
+    err = done.stderr.splitlines()
+    errors = [line for line in err if line.startswith("unjudged: error:")]
+    if "Traceback" in done.stderr:
+        return "traceback", done.stderr.strip().splitlines()[-1][:200]
+    if done.returncode == 0:
+        return "clean", ""
+    if done.returncode == 2 and len(errors) == 1 and err[-1] == errors[0]:
+        return "clean error", ""
+    return f"exit {done.returncode}", (err[-1] if err else "")[:200]
+
+
+def cli_edge_campaign() -> tuple[dict[str, collections.Counter], list[tuple[str, str, str]]]:
+    """({class: Counter of outcomes}, [(label, outcome, detail) of the defects])."""
+    out: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    defects = []
+    with tempfile.TemporaryDirectory() as folder:
+        cli_edge_files(Path(folder))
+        for cls, label, argv in cli_edge_cases():
+            status, detail = cli_outcome(argv, folder)
+            out[cls][status] += 1
+            if status not in GOOD:
+                defects.append((label, status, detail))
+    return out, defects
+
+
 def edge_campaign(tables: int = 2000, seed: int = 34) -> dict[str, collections.Counter]:
     """{class: Counter of outcomes} over issue 34's classes; "defects" lists what failed."""
     from test_api_misuse import CASES as MISUSE
@@ -699,6 +814,13 @@ def edge_summary(result: dict[str, collections.Counter]) -> str:
     return "\n".join(lines)
 
 
+def test_issue_34_command_line_classes_run_or_fail_in_one_line():
+    """Sizes, options and every diversity measure under worker processes (items 1, 9, 10)."""
+    result, defects = cli_edge_campaign()
+    print("\n" + edge_summary(result))
+    assert not defects, defects
+
+
 def test_issue_34_classes_read_right_or_fail_cleanly():
     result = edge_campaign(tables=int(os.environ.get("UNJUDGED_EDGE_TABLES", "200")))
     print("\n" + edge_summary(result))
@@ -721,6 +843,10 @@ if __name__ == "__main__":
     args = parser.parse_args()
     if args.edges:
         print(edge_summary(edge_campaign()))
+        cli, cli_defects = cli_edge_campaign()
+        print(edge_summary(cli))
+        for defect in cli_defects:
+            print("defect:", *defect, sep="\t")
         sys.exit(0)
     result = campaign(args.count, args.seed, args.cli, args.values_every)
     if args.large:
