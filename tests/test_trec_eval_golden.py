@@ -120,3 +120,49 @@ def test_complete_and_judged_only_nan_on_a_missing_topic(tmp_path):
     assert plain.stdout.splitlines()[1:] == ["iprec_at_recall_0.00  \t2\t0.0000",
                                              "iprec_at_recall_0.00  \t3\t0.0000",
                                              "iprec_at_recall_0.00  \tall\t0.3333"]
+
+
+def test_bpref_adds_its_terms_in_rank_order(tmp_path):
+    """bpref's terms (sixths: 16 relevant, 6 non-relevant judged) added rank after rank as
+    trec_eval 10.0 adds them sum to 12.500000000000002 and print 0.7813; numpy's pairwise sum
+    gives 12.5 exactly, printed 0.7812 (half to even). trec_eval 10.0 prints 0.7813."""
+    labels = [1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0]
+    docs = [f"r{sum(labels[:k + 1]):02d}" if rel else f"n{k + 1 - sum(labels[:k + 1])}"
+            for k, rel in enumerate(labels)]
+    (tmp_path / "q").write_text("".join([f"1 0 r{i:02d} 1\n" for i in range(1, 17)]
+                                        + [f"1 0 n{i} 0\n" for i in range(1, 7)]))
+    (tmp_path / "r").write_text("".join(f"1 Q0 {d} {k + 1} {100 - k} t\n"
+                                        for k, d in enumerate(docs)))
+    got = CliRunner().invoke(main, ["trec_eval", "-m", "bpref", "-m", "gm_bpref",
+                                    str(tmp_path / "q"), str(tmp_path / "r")])
+    assert got.stdout == ("bpref                 \tall\t0.7813\n"
+                          "gm_bpref              \tall\t0.7813\n")
+
+
+def test_ap_adds_its_terms_in_rank_order(tmp_path):
+    """AP's precisions at ranks 3, 4, 5, 8, 12, 20 of 28 (8 relevant) added in rank order, as
+    m_map.c and m_map_cut.c add them, give 0.33124999999999993 (printed 0.3312, as trec_eval
+    10.0 prints it); numpy's pairwise sum gives 0.33125000000000004 (0.3313)."""
+    relevant = {3, 4, 5, 8, 12, 20}
+    (tmp_path / "q").write_text("".join(f"1 0 d{k:02d} {int(k in relevant)}\n"
+                                        for k in range(1, 29)) + "1 0 x1 1\n1 0 x2 1\n")
+    (tmp_path / "r").write_text("".join(f"1 Q0 d{k:02d} {k} {101 - k} t\n" for k in range(1, 29)))
+    got = CliRunner().invoke(main, ["trec_eval", "-m", "map", "-m", "map_cut.30",
+                                    str(tmp_path / "q"), str(tmp_path / "r")])
+    assert got.stdout == ("map                   \tall\t0.3312\n"
+                          "map_cut_30            \tall\t0.3312\n")
+
+
+def test_all_is_the_topics_added_in_order(tmp_path):
+    """16 topics' P_10 added one after the other, as trec_eval 10.0 accumulates them, then
+    divided by 16 give 0.45625000000000004 (printed 0.4563); numpy's mean gives 0.45625 (0.4562)."""
+    tens = [4, 7, 7, 1, 8, 2, 6, 6, 2, 6, 2, 4, 1, 5, 4, 8]
+    qrels, run = [], []
+    for i, k in enumerate(tens, 1):
+        qrels += [f"t{i:02d} 0 t{i:02d}d{d} {int(d < k)}\n" for d in range(10)]
+        run += [f"t{i:02d} Q0 t{i:02d}d{d} {d + 1} {10 - d} t\n" for d in range(10)]
+    (tmp_path / "q").write_text("".join(qrels))
+    (tmp_path / "r").write_text("".join(run))
+    got = CliRunner().invoke(main, ["trec_eval", "-m", "P.10", str(tmp_path / "q"),
+                                    str(tmp_path / "r")])
+    assert got.stdout == "P_10                  \tall\t0.4563\n"

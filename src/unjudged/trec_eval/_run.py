@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from unjudged.data.judged import NONPOOL, PAD, UNJUDGED, Judged, judge
 from unjudged.data.qrels import Qrels
 from unjudged.data.run import Run
-from unjudged.engine.results import aggregate
 from unjudged.errors import MeasureSpecError, UnjudgedError
+from unjudged.measures import Measure
 from unjudged.policies import Policies
+from unjudged.trec_eval import _order
 from unjudged.trec_eval._families import BY_NAME, FAMILIES, SETS, Family, Output
 
 
@@ -122,6 +125,16 @@ def zero_over_zero(outputs: list[tuple[Family, str, Output]], values: dict[str, 
         values[name] = np.where(hit, np.nan, values[name])
 
 
+#: families whose terms trec_eval adds in rank order (numpy would add them in pairs)
+IN_ORDER: dict[str, Callable[[Judged, Measure], np.ndarray]] = {
+    "map": lambda j, m: _order.average_precision(j),
+    "gm_map": lambda j, m: _order.average_precision(j),
+    "map_cut": lambda j, m: _order.average_precision(j, m.cutoff),
+    "bpref": lambda j, m: _order.bpref(j),
+    "gm_bpref": lambda j, m: _order.bpref(j),
+}
+
+
 def check_format(outputs: list[tuple[Family, str, Output]], fmt: str) -> None:
     """Refuse measures that read other judgments than `-R fmt` gives (trec_eval stops too)."""
     reads = "prefs" if fmt in ("prefs", "qrels_prefs") else fmt
@@ -144,12 +157,12 @@ def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
         raise UnjudgedError(f"{run.source}: no topic of the run is in the qrels")
     values: dict[str, np.ndarray] = {}
     strings: dict[str, list[str]] = {}
-    for _fam, name, what in outputs:
+    for fam, name, what in outputs:
         if isinstance(what, tuple):
             if what[1] == "relstring":
                 strings[name] = relstring(j, int(what[2] or 10))
             continue
-        values[name] = what.compute(j)
+        values[name] = IN_ORDER[fam.name](j, what) if fam.name in IN_ORDER else what.compute(j)
     zero_over_zero(outputs, values, j)
     return render(outputs, run.name, j.topics, values, strings, per_query, summary, zscores)
 
@@ -187,7 +200,8 @@ def render(outputs: list[tuple[Family, str, Output]], run_name: str, topics: lis
             elif name in values and not isinstance(what, tuple):  # (values come from Measures)
                 how = what.spec.aggregate
                 kind = "float" if z else fam.value
-                text.append(_line(name, "all", _fmt(aggregate(values[name], how), kind), z))
+                text.append(_line(name, "all", _fmt(_order.aggregate(values[name], how), kind),
+                                  z))
     return "".join(text)
 
 
