@@ -158,7 +158,12 @@ def test_cli_stats_table_jsonl_and_warning(tmp_path):
                        "grade_2": 1, "relevant": 2, "relevant_fraction": 2 / 3,
                        "unjudged_negative": 1, "warn": True}
     csv = CliRunner().invoke(main, ["qrels", "stats", a, "-f", "csv"]).stdout.splitlines()
-    assert csv[0].startswith("qrels,topic,judged,grade_0") and csv[3].startswith("A.txt,2,3,2")
+    assert csv[0].startswith("qrels,topic,judged,grade_0") and csv[2].startswith("A.txt,2,3,2")
+    # every format in the table's natural topic order (issue 32 item 11; was 1, 10, 2)
+    tsv = CliRunner().invoke(main, ["qrels", "stats", a, a, "-f", "tsv"]).stdout.splitlines()
+    assert [line.split("\t")[1] for line in tsv[1:]] == ["1", "2", "10", "all"] * 3
+    assert [r["topic"] for r in rows] == ["1", "2", "10", "all"]
+    assert [line.split(",")[1] for line in csv[1:]] == ["1", "2", "10", "all"]
 
 
 def test_cli_merge_filter_diff(tmp_path):

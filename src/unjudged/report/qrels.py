@@ -16,7 +16,7 @@ STATS_FORMATS = ("table", "tsv", "csv", "jsonl")
 
 def render_stats(stats, fmt: str = "table") -> str:
     """Text of `judgment_stats` output: an aligned table with one block of columns per qrels
-    side by side (as seed 003, Table 1), or one row per (qrels, topic) in tsv, csv or jsonl.
+    side by side (as Voorhees 2020, Table 1), or one row per (qrels, topic) in tsv, csv or jsonl.
 
     Example:
         >>> from unjudged.judgments.stats import judgment_stats
@@ -26,6 +26,12 @@ def render_stats(stats, fmt: str = "table") -> str:
         1           2   1   1     0.500  !
         all         2   1   1     0.500  !
     """
+    # every format lists the topics as the table does (2 before 10), each qrels' in a block
+    rank = {t: i for i, t in enumerate(shown_order(stats.topic.tolist()))}
+    block = {q: i for i, q in enumerate(dict.fromkeys(stats.qrels))}
+    order = sorted(range(len(stats)), key=lambda i: (block[stats.qrels.iat[i]],
+                                                     rank[stats.topic.iat[i]]))
+    stats = stats.iloc[order]
     if fmt in ("tsv", "csv"):
         return _delimited(stats, fmt)
     if fmt == "jsonl":
@@ -71,8 +77,8 @@ def stats_warnings(stats) -> list[str]:
 
 
 def shown_order(topics) -> list[str]:
-    """Topics as tables show them: numerically when every id is a number (as the papers'
-    tables), else in the library's byte order; "all" last. Machine formats keep library order.
+    """Topics as every format shows them: numerically when every id is a number (as the
+    papers' tables), else in the library's byte order; "all" last.
 
     Example:
         >>> shown_order(["10", "all", "2", "1"])
