@@ -150,7 +150,7 @@ def _ideal_ideal(k: int, alpha: float, discount) -> float:
     sum_{r<k} (1 - alpha)^r discount(r). Up to _SLICE positions in one sum (as always); past
     it in slices of _SLICE, until k or until what is left, at most (1 - alpha)^r discount(r) /
     alpha from position r on (both factors shrink), cannot change the sum. A cutoff whose
-    terms still count after _MOST positions (alpha below about 1e-6) is refused in one line.
+    terms still count after _MOST positions (alpha below about 6e-7) is refused in one line.
 
     Example:
         >>> a = _ideal_ideal(10 ** 9, 0.5, _reciprocal)  # the terms vanish after ~1,100
