@@ -705,6 +705,9 @@ def cli_edge_cases() -> list[tuple[str, str, list[str]]]:
         ("--max-line-length 2^63", ["--max-line-length", TWO_63, "eval", q, a, "-m", "P@10"]),
         ("qrels filter --topics 1-10^8", ["qrels", "filter", q, "--topics", "1-100000000"]),
         ("plan -b 2^63", ["plan", q, a, b, "-m", "nDCG@10", "-b", TWO_63, "--budget", "5"]),
+        ("eval -q, a topic id of 5,000 digits", ["eval", "long.q", "long.run", "-m", "P@1",
+                                                  "-q"]),
+        ("pool, a topic id of 5,000 digits", ["pool", "long.run", "-k", "1"]),
     ]
     options = [
         ("-m ''", ["eval", q, a, "-m", ""]),
@@ -728,10 +731,23 @@ def cli_edge_cases() -> list[tuple[str, str, list[str]]]:
             + [("every measure, every executor (item 1)", *c) for c in executors])
 
 
+#: defects of the corpus in files this runner's owners do not own, reported to theirs: the test
+#: fails when one is fixed (remove it here) as when a new one appears
+KNOWN_DEFECTS = {
+    # data/topic_order.natural_key converts digit runs with int(), which refuses more than
+    # 4,300 digits (ValueError traceback); comparing (length without leading zeros, digits)
+    # orders them the same without int()
+    "eval -q, a topic id of 5,000 digits", "pool, a topic id of 5,000 digits",
+}
+
+
 def cli_edge_files(folder: Path) -> None:
     (folder / "q.txt").write_text(EDGE_QRELS)
     for t in "abcdef":
         (folder / f"{t}.run").write_text(_edge_run(t))
+    long = "1" * 5000  # natural order compares digit runs as numbers
+    (folder / "long.q").write_text(f"{long} 0 d1 1\n2 0 d1 1\n")
+    (folder / "long.run").write_text(f"{long} Q0 d1 1 1 r\n2 Q0 d1 1 1 r\n")
 
 
 def _limited() -> None:  # in the child: a runaway allocation fails instead of swapping
@@ -818,7 +834,7 @@ def test_issue_34_command_line_classes_run_or_fail_in_one_line():
     """Sizes, options and every diversity measure under worker processes (items 1, 9, 10)."""
     result, defects = cli_edge_campaign()
     print("\n" + edge_summary(result))
-    assert not defects, defects
+    assert {label for label, _, _ in defects} == KNOWN_DEFECTS, defects
 
 
 def test_issue_34_classes_read_right_or_fail_cleanly():
@@ -846,7 +862,8 @@ if __name__ == "__main__":
         cli, cli_defects = cli_edge_campaign()
         print(edge_summary(cli))
         for defect in cli_defects:
-            print("defect:", *defect, sep="\t")
+            known = " (known: KNOWN_DEFECTS)" if defect[0] in KNOWN_DEFECTS else ""
+            print(f"defect{known}:", *defect, sep="\t")
         sys.exit(0)
     result = campaign(args.count, args.seed, args.cli, args.values_every)
     if args.large:
