@@ -166,3 +166,16 @@ def test_all_is_the_topics_added_in_order(tmp_path):
     got = CliRunner().invoke(main, ["trec_eval", "-m", "P.10", str(tmp_path / "q"),
                                     str(tmp_path / "r")])
     assert got.stdout == "P_10                  \tall\t0.4563\n"
+
+
+def test_eleven_point_adds_its_levels_downwards(tmp_path):
+    """m_11pt_avg.c adds the 11 interpolated precisions from recall 1.0 down to 0.0. Cranfield's
+    topic 211 under unjudged's QL run, top 100 (relevant at ranks 12, 14, 20, 21, 30-32 and 50 of
+    11): trec_eval 10.0 prints 0.1538, the levels added upwards 0.1537."""
+    grades = {12: 3, 14: 1, 15: 0, 20: 1, 21: 3, 30: 2, 31: 2, 32: 2, 50: 1}
+    (tmp_path / "q").write_text("".join(f"1 0 d{k} {g}\n" for k, g in grades.items())
+                                + "1 0 x1 1\n1 0 x2 2\n1 0 x3 1\n")
+    (tmp_path / "r").write_text("".join(f"1 Q0 d{k} {k} {101 - k} t\n" for k in range(1, 101)))
+    got = CliRunner().invoke(main, ["trec_eval", "-m", "11pt_avg", str(tmp_path / "q"),
+                                    str(tmp_path / "r")])
+    assert got.stdout == "11pt_avg              \tall\t0.1538\n"

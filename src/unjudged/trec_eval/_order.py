@@ -51,6 +51,19 @@ def bpref(j: Judged) -> np.ndarray:
     return _per_rel(in_order(np.where(is_rel, 1.0 - penalty, 0.0)), nrel)
 
 
+def eleven_point(j: Judged, levels: str | None) -> np.ndarray:
+    """m_11pt_avg.c: the interpolated precision of each recall level, added from the last level
+    to the first (its loop walks the cutoffs downwards), over the number of levels (numpy's
+    order printed 0.1537 where trec_eval prints 0.1538: Cranfield, QL, -M 100, topic 211)."""
+    from unjudged.measures import parse_measure
+
+    xs = [float(x) for x in levels.split(",")] if levels else [i / 10 for i in range(11)]
+    total = np.zeros(len(j.topics))
+    for x in reversed(xs):
+        total = total + parse_measure(f"IPrec(recall={x!r})").compute(j)
+    return total / len(xs)
+
+
 def aggregate(values: np.ndarray, how: str) -> float:
     """trec_eval's 'all' value: the topics' values added in printing order, then divided by
     their number (te_calc_avg_meas_s); the geometric mean adds the logs the same way."""

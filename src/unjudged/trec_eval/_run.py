@@ -132,6 +132,7 @@ IN_ORDER: dict[str, Callable[[Judged, Measure], np.ndarray]] = {
     "map_cut": lambda j, m: _order.average_precision(j, m.cutoff),
     "bpref": lambda j, m: _order.bpref(j),
     "gm_bpref": lambda j, m: _order.bpref(j),
+    "11pt_avg": lambda j, m: _order.eleven_point(j, dict(m.params).get("levels")),
 }
 
 
