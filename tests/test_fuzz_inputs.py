@@ -733,12 +733,7 @@ def cli_edge_cases() -> list[tuple[str, str, list[str]]]:
 
 #: defects of the corpus in files this runner's owners do not own, reported to theirs: the test
 #: fails when one is fixed (remove it here) as when a new one appears
-KNOWN_DEFECTS = {
-    # data/topic_order.natural_key converts digit runs with int(), which refuses more than
-    # 4,300 digits (ValueError traceback); comparing (length without leading zeros, digits)
-    # orders them the same without int()
-    "eval -q, a topic id of 5,000 digits", "pool, a topic id of 5,000 digits",
-}
+KNOWN_DEFECTS: set[str] = set()
 
 
 def cli_edge_files(folder: Path) -> None:

@@ -452,3 +452,13 @@ def test_notes_in_report_data_once_and_shown_once(recwarn):
     assert d2.notes == []
     page = render_report(d2, {"command": "t"}).html
     assert 'id="notes"' not in page and 'href="#notes"' not in page
+
+
+def test_natural_order_of_topic_ids_past_int_limits():
+    """Digit runs compare by value without int(): a topic id of 5,000 digits (past Python's
+    4,300-digit conversion limit) sorts, after its shorter and smaller neighbours."""
+    from unjudged.data.topic_order import natural_sorted
+
+    huge = "9" * 5000
+    assert natural_sorted([huge, "10", "2", "0" + huge, "1" + "0" * 5000]) == \
+        ["2", "10", "0" + huge, huge, "1" + "0" * 5000]

@@ -22,7 +22,14 @@ def natural_key(name: str) -> tuple:
         ['1', '2', '07', '7', '10', 'q9', 'q10']
     """
     parts = _DIGITS.split(name)  # text, digits, text, digits, ..., text: types line up
-    return (tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), name)
+    # a digit run as (its length without leading zeros, those digits): the order of int()
+    # without its limit of 4,300 digits (a longer topic id raised ValueError)
+    return (tuple(_number(p) if i % 2 else p for i, p in enumerate(parts)), name)
+
+
+def _number(digits: str) -> tuple[int, str]:
+    significant = digits.lstrip("0")
+    return len(significant), significant
 
 
 def natural_sorted(names: Iterable[str]) -> list[str]:
