@@ -174,8 +174,10 @@ def unclipped(judge: str, frac: float, reps: int) -> None:
     nist = np.full(st.pi.size, -1)
     nist[key.loc[list(zip(truth.topic, truth.docno, strict=True))].to_numpy()] = truth.grade
     m = parse_measures(["nDCG@10"])[0]
+    full = st.with_audit(np.where(st.labelled, 1.0, 0.0), np.where(st.labelled, nist, -1))
+    true = _measured(full, _model(full, True), m).x.value
     pi = design_pi(st, frac * int(st.labelled.sum()))
-    sd, hsd, w, hw, zero = [], [], [], [], []
+    sd, hsd, w, hw, zero, v, hv = [], [], [], [], [], [], []
     for rep in range(reps):
         hit = draw(pi, rep)
         s2 = st.with_audit(np.where(hit, pi, 0.0), np.where(hit, nist, -1), pi)
@@ -187,10 +189,35 @@ def unclipped(judge: str, frac: float, reps: int) -> None:
         lo, hi = (np.clip(v, 0, 1) for v in interval(x.ht, x.ht_var, LEVEL))
         hw.append(hi - lo)
         zero.append(x.ht == 0)
+        v.append(x.value)
+        hv.append(x.ht)
     se = np.mean(sd) / np.mean(hsd) - 1
+    matched = [_matched(np.array(a), np.array(b), true) for a, b in ((v, sd), (hv, hsd))]
     print(f"{judge}, audits of {frac:.0%} x {reps}: standard error {se:+.1%} against the "
           f"audit alone's; clipped width {np.mean(w) / np.mean(hw) - 1:+.1%}; the audit "
-          f"alone's estimate 0 in {np.mean(zero):.0%} of the cells")
+          f"alone's estimate 0 in {np.mean(zero):.0%} of the cells; at equal coverage (each "
+          f"method's intervals scaled to cover 90%: x{matched[0][0]:.2f} and "
+          f"x{matched[1][0]:.2f}) PPI's clipped width {matched[0][1] / matched[1][1] - 1:+.1%}")
+
+
+def _matched(value: np.ndarray, sd: np.ndarray, true: np.ndarray) -> tuple[float, float]:
+    """The factor on the standard errors that makes the clipped intervals cover the truth in
+    LEVEL of the cells (bisection), and the mean clipped width then: widths compared at equal
+    coverage, not at the nominal level that one method may miss."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(0.5 + LEVEL / 2.0)
+
+    def bounds(f: float) -> tuple[np.ndarray, np.ndarray]:
+        return np.clip(value - f * z * sd, 0, 1), np.clip(value + f * z * sd, 0, 1)
+
+    lo_f, hi_f = 0.0, 20.0
+    for _ in range(50):
+        f = (lo_f + hi_f) / 2.0
+        a, b = bounds(f)
+        lo_f, hi_f = (f, hi_f) if ((a <= true) & (true <= b)).mean() < LEVEL else (lo_f, f)
+    a, b = bounds(hi_f)
+    return hi_f, float((b - a).mean())
 
 
 def judge_kappa() -> dict[str, float]:

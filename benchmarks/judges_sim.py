@@ -171,7 +171,7 @@ def one_judge(name: str, runs: list, human: Any, truth: dict[str, dict[str, int]
                 for key, value in score(mx, means, cells, present, run_truth,
                                         coupled_draws(means.var, _model_covariance(s2, md, mx),
                                                       means.value, DRAWS, rep,
-                                                      f"sim:{m.name}")).items():
+                                                      f"sim:{m.name}", means.fixed)).items():
                     acc.setdefault(f"{m.name}|{key}", []).append(value)
         for key, values in acc.items():
             measure, stat = key.split("|")
@@ -188,22 +188,20 @@ def score(mx: Any, means: Any, truth: np.ndarray, present: np.ndarray, run_truth
     """Per audit: coverage (closed and randomised) and widths per (run, topic), run mean, pair
     of runs and rank, and the human-only estimate's per cell and run mean."""
     from unjudged.engine.pairs import _ranks, _scores
-    from unjudged.judges.ppi import interval
+    from unjudged.judges.estimate import bounds
 
     out: dict[str, np.ndarray] = {}
     x = mx.x
     keep = present & mx.present
-    lo, hi = (np.clip(v, 0.0, 1.0) for v in interval(x.value, x.var, LEVEL))
+    lo, hi, hlo, hhi = (np.clip(v, 0.0, 1.0) for v in bounds(x, LEVEL, False))
     out["cell_cov"] = ((lo <= truth) & (truth <= hi))[keep]
     out["cell_rcov"] = _clipped_pit_cover(truth, x.value, x.var)[keep]
     out["cell_width"] = (hi - lo)[keep]
-    hlo, hhi = (np.clip(v, 0.0, 1.0) for v in interval(x.ht, x.ht_var, LEVEL))
     out["cell_ht_cov"] = ((hlo <= truth) & (truth <= hhi))[keep]
     out["cell_ht_width"] = (hhi - hlo)[keep]
-    rlo, rhi = (np.clip(v, 0.0, 1.0) for v in interval(means.value, means.var, LEVEL))
+    rlo, rhi, hlo, hhi = (np.clip(v, 0.0, 1.0) for v in bounds(means, LEVEL, True))
     out["run_cov"] = (rlo <= run_truth) & (run_truth <= rhi)
     out["run_width"] = rhi - rlo
-    hlo, hhi = (np.clip(v, 0.0, 1.0) for v in interval(means.ht, means.ht_var, LEVEL))
     out["run_ht_cov"] = (hlo <= run_truth) & (run_truth <= hhi)
     out["run_ht_width"] = hhi - hlo
     r = samples.shape[1]

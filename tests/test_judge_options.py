@@ -123,14 +123,21 @@ def test_estimate_pairs_from_coupled_draws(f):
                     str(f / "judge"), ["nDCG@3"], audit=str(f / "audit"),
                     audit_qrels=str(f / "aq"), b=2000)[0]
     assert ppi[("r", "s")] == pytest.approx(np.mean(d.samples[:, 0] > d.samples[:, 1]))
-    # the draws' means and spreads are the estimate's (topic "all") and its interval's
-    est = judge_estimate([read_run(str(f / "run")), read_run(str(f / "run2"))],
-                         str(f / "qrels"), str(f / "judge"), ["nDCG@3"],
-                         audit=str(f / "audit"), audit_qrels=str(f / "aq"), counts=False)
-    means = est[est.topic == "all"].set_index("run").estimate
-    np.testing.assert_allclose(d.mean, means[d.runs].to_numpy())
-    np.testing.assert_allclose(d.samples.mean(axis=0), d.mean, atol=0.01)
     assert d.rank_intervals(0.9).tolist() == [[1, 2], [1, 2]]
+    # the draws' medians and 2.5% and 97.5% quantiles are the estimate (topic "all") and its
+    # 95% interval, normal (nDCG) or score (P): each run's draws are its interval's
+    # distribution
+    runs = [read_run(str(f / "run")), read_run(str(f / "run2"))]
+    for m in ("nDCG@3", "P@2"):
+        d = judge_draws(runs, str(f / "qrels"), str(f / "judge"), [m], audit=str(f / "audit"),
+                        audit_qrels=str(f / "aq"), b=4000)[0]
+        est = judge_estimate(runs, str(f / "qrels"), str(f / "judge"), [m],
+                             audit=str(f / "audit"), audit_qrels=str(f / "aq"), counts=False)
+        means = est[est.topic == "all"].set_index("run").loc[d.runs]
+        np.testing.assert_allclose(d.mean, means.estimate.to_numpy())
+        np.testing.assert_allclose(np.median(d.samples, axis=0), d.mean, atol=0.01)
+        q = np.clip(np.quantile(d.samples, [0.025, 0.975], axis=0), 0, 1)  # rows: in [0, 1]
+        np.testing.assert_allclose(q, means[["lo", "hi"]].to_numpy().T, atol=0.02)
 
 
 def test_coupled_draws_keep_the_correlation():
@@ -183,7 +190,9 @@ def test_report_judge_section(f):
     est = pd.read_csv(f / "tabs" / "judge-estimates.tsv", sep="\t")
     row = est[(est.run == "r") & (est.measure == "P@2")].iloc[0]
     assert row.estimate == pytest.approx(0.25) and row.judged == pytest.approx(0.75)
-    assert row.lift == pytest.approx(0.5) and row.lift_flag == "yes"
+    # its 90% score interval, about [0.13, 0.80], holds the judged 0.75: two audited documents
+    # do not show the lift (the normal interval [0, 0.51] did; lift_flags: test_judges.py)
+    assert row.lift == pytest.approx(0.5) and row.lift_flag == "no"
     assert {"rank_lo", "rank_hi"} <= set(est.columns)
     agree = pd.read_csv(f / "tabs" / "judge-agreement.tsv", sep="\t").iloc[0]
     # overlap: d1 (0 vs 1), d3 (1 vs 0) in the qrels, d2 (0 vs 1), z (1 vs 0) audited
@@ -402,8 +411,9 @@ def test_estimate_runs_judge_is_estimate_judge(f):
         assert api[col].to_dict() == pytest.approx(cli[col].loc[api.index].to_dict(),
                                                    nan_ok=True)
     ppi = api.xs("ppi", level="method")[["value", "lo", "hi"]]
-    # P@2 of r: d1 people 0 at rank 1, d2 audited (pi 0.5, people 0, judge 1) on topic 1
-    assert ppi.loc[("r", "all", "P@2")].tolist() == pytest.approx([0.25, 0.0, 0.5121],
+    # P@2 of r: d1 people 0 at rank 1, d2 audited (pi 0.5, people 0, judge 1) on topic 1;
+    # the run mean's score interval (a normal one: [0, 0.5121])
+    assert ppi.loc[("r", "all", "P@2")].tolist() == pytest.approx([0.25, 0.1262, 0.8049],
                                                                    abs=1e-4)
     assert ppi.loc[("r", "1", "P@2")].tolist() == pytest.approx([-0.0625, 0.0, 0.3082],
                                                                  abs=1e-4)

@@ -45,8 +45,36 @@ def test_hand_worked_classic_ppi():
     assert row.estimate == pytest.approx(0.6875)
     assert row.human_only == pytest.approx(0.5)  # (1/4)(1/0.5)
     half = NormalDist().inv_cdf(0.75) * math.sqrt(0.14453125)
-    assert (row.lo, row.hi) == pytest.approx((0.6875 - half, 0.6875 + half))
+    cell = rows[(rows.topic == "1") & (rows.measure == "P@4")].iloc[0]
+    assert (cell.lo, cell.hi) == pytest.approx((0.6875 - half, 0.6875 + half))
+    # the run mean's score interval: no document is fixed by the qrels (both are audited),
+    # so its variance is taken as proportional to theta: (0.6875 - theta)^2 = z^2 0.14453125
+    # theta / 0.6875 at both ends, theta = 0.4745 and 0.9961 (the roots by hand)
+    z2 = NormalDist().inv_cdf(0.75) ** 2
+    for theta in (row.lo, row.hi):
+        assert (0.6875 - theta) ** 2 == pytest.approx(z2 * 0.14453125 * theta / 0.6875)
+    assert (row.lo, row.hi) == pytest.approx((0.4745, 0.9961), abs=1e-4)
     assert row.lam == 1.0 and row.audited == 2
+
+
+def test_score_interval_and_quantiles():
+    """The score interval's ends are its quantiles at -+z, the value at z = 0, increasing in
+    z, and the normal interval when the uncertain part is many standard errors."""
+    from unjudged.judges.ppi import interval, score_interval, score_quantile
+
+    value, var, fixed = np.array([0.3, 0.3, 50.0]), np.array([0.01, 0.0, 0.01]), \
+        np.array([0.2, 0.2, 0.0])
+    lo, hi = score_interval(value, var, fixed, 0.9)
+    z = NormalDist().inv_cdf(0.95)
+    np.testing.assert_allclose(lo, score_quantile(value, var, fixed, -z))
+    np.testing.assert_allclose(score_quantile(value, var, fixed, 0.0), value)
+    assert lo[1] == hi[1] == 0.3  # no variance: a point
+    nlo, nhi = interval(value, var, 0.9)
+    assert (lo[2], hi[2]) == pytest.approx((nlo[2], nhi[2]), abs=1e-3)
+    # an estimate one standard error above its known part reaches further up than down
+    assert hi[0] - 0.3 > 0.3 - lo[0] > 0
+    q = score_quantile(value[:1], var[:1], fixed[:1], np.linspace(-4, 4, 81)[:, None])
+    assert (np.diff(q[:, 0]) > 0).all()
 
 
 def test_lam_zero_is_the_audit_alone():

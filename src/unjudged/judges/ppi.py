@@ -147,3 +147,44 @@ def interval(value: np.ndarray, var: np.ndarray, level: float
     z = NormalDist().inv_cdf(0.5 + level / 2.0)
     half = z * np.sqrt(np.maximum(var, 0.0))
     return value - half, value + half
+
+
+def score_interval(value: np.ndarray, var: np.ndarray, fixed: np.ndarray, level: float
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The interval {theta: (value - theta)^2 <= z^2 v(theta)} with the variance proportional
+    to the uncertain part of the value, v(theta) = var (theta - fixed) / (value - fixed), as
+    the Wilson interval of a proportion takes p (1 - p) at the p tested. The uncertain part
+    is floored at one standard error (a value at or below its known part, which PPI's
+    corrections allow, is not certain), and the interval is laid around the value itself.
+
+    The audit's estimates and their variance estimates move together: an audit that missed
+    the relevant documents of U gives a low estimate *and* a small variance, one that caught
+    a few with small pi a high estimate and a large variance (TREC-COVID round 1, 10% audits,
+    P@10 run means: correlation 0.8 between the error and the reported standard error, which
+    is right on average; the normal intervals covered 0.79). With v(theta) growing with
+    theta the interval reaches further above a low estimate than below a high one.
+
+    Example: an estimate 0.1 above its known part with variance 0.01 reaches further up
+    than down (0.1 -+ 0.164 for the normal interval):
+        >>> lo, hi = score_interval(np.array([0.3]), np.array([0.01]), np.array([0.2]), 0.9)
+        >>> round(float(lo[0]), 3), round(float(hi[0]), 3)
+        (0.222, 0.648)
+    """
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    return score_quantile(value, var, fixed, -z), score_quantile(value, var, fixed, z)
+
+
+def score_quantile(value: np.ndarray, var: np.ndarray, fixed: np.ndarray, z: np.ndarray | float
+                   ) -> np.ndarray:
+    """The theta whose standardised distance from the value, (theta - value) / sqrt(v(theta))
+    with v as in score_interval, is z (broadcast): increasing in z, the value at z = 0, the
+    score interval's bounds at -+ z. Coupled draws map standard normal draws through it, so
+    that P(A > B) and rank intervals come from the intervals' own distributions."""
+    var = np.maximum(var, 0.0)
+    a = np.maximum(value - fixed, np.sqrt(var))
+    k = np.asarray(z) ** 2 * np.divide(var, a, out=np.zeros(np.shape(a)), where=a > 0)
+    mid = a + k / 2.0
+    half = np.sqrt(np.maximum(mid * mid - a * a, 0.0))
+    return value + mid + np.sign(z) * half - a
