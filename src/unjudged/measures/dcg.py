@@ -56,7 +56,8 @@ def gain_values(grades: np.ndarray, dcg: str = "log2", gains: str | None = None)
         for grade, value in parse_gain_map(gains).items():
             g[grades == grade] = value
     else:  # negative codes gain exactly 0 under either dcg: no mask needed below
-        g = np.maximum(grades, 0).astype(np.float64)
+        g = np.asarray(grades).astype(np.float64)  # a copy of its own, clipped in place
+        np.maximum(g, 0.0, out=g)
     if dcg == "exp-log2":
         g = np.exp2(g) - 1.0
     elif dcg != "log2":
@@ -87,8 +88,9 @@ def _prefix_dcg(gain: np.ndarray) -> np.ndarray:
 
 
 def ndcg(j, cutoff=None, dcg="log2", gains=None):
-    got = gain_values(j.cut(cutoff), dcg, gains)
-    got = (got / discount(got.shape[-1])).sum(axis=-1)
+    got = gain_values(j.cut(cutoff), dcg, gains)  # an array of its own: divided in place
+    got /= discount(got.shape[-1])
+    got = got.sum(axis=-1)
     if cutoff is not None and not gains and cutoff > PAD_UP_TO:
         # past the deepest ideal ranking every grade gains 0: a cutoff beyond it reads no
         # more (nDCG@1000000 lays out no million positions; see cut_width). Asked only then:

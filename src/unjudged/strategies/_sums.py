@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from threading import Lock
 
 import numpy as np
 
@@ -109,20 +110,44 @@ def _exact(x: np.ndarray, rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """(b, topics, 2 grades) the sums' means, then variances, at the shifts x (b, topics)
     themselves: for topics of a few distinct rows (topics, k, grades) this is cheaper than a
     grid and exact."""
-    with np.errstate(over="ignore"):
-        tail = 1.0 / (1.0 + np.exp(-(rows[None] + x[..., None, None])))  # (b, topics, k, g)
-    p = tail.copy()
-    p[..., :-1] -= tail[..., 1:]
+    p, pq = _probabilities(x, rows)
     w = weights[None, :, :, None]
     out = np.empty(p.shape[:2] + (2 * p.shape[-1],))
     g = p.shape[-1]
     if p.shape[2] == 1:  # one row a topic (a run alone): no sum
         np.multiply(p[:, :, 0], w[:, :, 0], out=out[..., :g])
-        np.multiply(p[:, :, 0] * (1.0 - p[:, :, 0]), w[:, :, 0], out=out[..., g:])
+        np.multiply(pq[:, :, 0], w[:, :, 0], out=out[..., g:])
         return out
     out[..., :g] = (p * w).sum(axis=2)
-    out[..., g:] = (p * (1.0 - p) * w).sum(axis=2)
+    out[..., g:] = (pq * w).sum(axis=2)
     return out
+
+
+def _probabilities(x: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(P(grade = g), P(g)(1 - P(g))), each (b, topics, k, grades), of the rows (topics, k,
+    grades) at the shifts x (b, topics). The last ones are kept: runs estimated alone share
+    the topics' shifts and (under the pool rate) their rows, and differ in the weights only."""
+    with _kept_lock:
+        kept = _kept[0] if _kept else None
+    if kept is not None and kept[0].shape == x.shape and kept[1].shape == rows.shape \
+            and np.array_equal(kept[1], rows) and np.array_equal(kept[0], x):
+        return kept[2], kept[3]
+    with np.errstate(over="ignore"):
+        tail = 1.0 / (1.0 + np.exp(-(rows[None] + x[..., None, None])))  # (b, topics, k, g)
+    p = tail.copy()
+    p[..., :-1] -= tail[..., 1:]
+    pq = p * (1.0 - p)
+    if 2 * p.size <= _KEPT_CELLS:
+        for a in (p, pq):
+            a.setflags(write=False)
+        with _kept_lock:
+            _kept[:] = [(x.copy(), rows.copy(), p, pq)]
+    return p, pq
+
+
+_KEPT_CELLS = 1 << 22  # probabilities kept at most (32 MB)
+_kept: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+_kept_lock = Lock()
 
 
 def _distinct(owner: np.ndarray, logit: np.ndarray

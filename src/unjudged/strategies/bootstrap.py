@@ -221,34 +221,40 @@ def _served(got: np.ndarray, rows: np.ndarray, part: Judged, levels: int, capped
 
 @overload
 def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarray,
-             how: Drawing, i0: int, i1: int, unshifted: Literal[False] = ...) -> np.ndarray: ...
+             how: Drawing, i0: int, i1: int, unshifted: Literal[False] = ...,
+             keep: bool = ...) -> np.ndarray: ...
 
 
 @overload
 def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarray,
-             how: Drawing, i0: int, i1: int, unshifted: Literal[True]
+             how: Drawing, i0: int, i1: int, unshifted: Literal[True], keep: bool = ...
              ) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarray,
-             how: Drawing, i0: int, i1: int, unshifted: bool = False
+             how: Drawing, i0: int, i1: int, unshifted: bool = False, keep: bool = False
              ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """(i1 - i0, cells) grade requested by each document `keys` (of topic topics[rows]) with
     grade probabilities `p` (cells, levels) in iterations i0..i1-1; with `unshifted`, also
-    the grades requested without the run's own shift (from the same variates)."""
+    the grades requested without the run's own shift (from the same variates). `keep` keeps
+    the variates for a later request of the same documents (unjudged.strategies.keys)."""
     tails = np.cumsum(p[:, ::-1], axis=-1)[:, ::-1][:, 1:]  # (cells, grades >= 1)
     run_shift = getattr(how, "run_shift", None)
     before = None
     if how.spread or how.shared_spread or run_shift is not None:
         # in log-odds, where the prior's uncertainty shifts every threshold
         threshold = _log_odds(tails)
-        variate = logistic(keys, how.seed, i0, i1)  # (m, cells)
+        variate = logistic(keys, how.seed, i0, i1, keep)  # (m, cells)
         if how.spread or how.shared_spread:
-            # the shifts of the topics with unjudged documents only (a function of the
-            # topic's name: the same whichever others are drawn)
+            # a topic's shifts are a function of its name: the same whichever others are
+            # drawn. All the topics' when most have unjudged documents (the table every run
+            # of the same topics shares: _shift_table keeps it), else those only
             used = np.flatnonzero(np.bincount(rows, minlength=len(topics)))
-            at = np.searchsorted(used, rows)
-            variate -= _shifts([topics[t] for t in used.tolist()], how, i0, i1)[:, at]
+            if 2 * used.size >= len(topics):
+                variate -= _shifts(topics, how, i0, i1)[:, rows]
+            else:
+                at = np.searchsorted(used, rows)
+                variate -= _shifts([topics[t] for t in used.tolist()], how, i0, i1)[:, at]
         if run_shift is not None:
             if unshifted:
                 before = _grades(variate, threshold)
@@ -314,9 +320,10 @@ def _shift_table(topics: tuple[str, ...], seed: int, spread: float, shared_sprea
                  i0: int, i1: int) -> np.ndarray:
     # cached: every run of an estimate asks for the same table, batch by batch
     tk = combine(topic_keys(topics), name_key("topic-spread"))
-    out = spread * normals(tk, seed, i0, i1)
+    out = normals(tk, seed, i0, i1)
+    out *= spread  # in place: the same products, no second table
     if shared_spread:
         shared = normals(np.array([name_key("shared-spread")], np.uint64), seed, i0, i1)
-        out = out + shared_spread * shared
+        out += shared_spread * shared
     out.setflags(write=False)
     return out

@@ -250,12 +250,16 @@ class Growth:
             mine = owner[a:z]
             first = np.flatnonzero(np.r_[True, mine[1:] != mine[:-1]])
             ts = mine[first]  # the block's topics with documents, each once (owners sorted)
-            local = np.repeat(np.arange(first.size), np.diff(np.append(first, mine.size)))
-            names = [topics[t] for t in ts.tolist()]
             iters = max(1, _CELLS // (z - a))
+            # one request for every document and iteration (a run alone, a few runs): its
+            # variates are kept, as the run's own samples draw the same documents again
+            keep = edges.size == 2 and iters >= b
             for i0 in range(0, b, iters):
                 i1 = min(b, i0 + iters)
-                got = requests(keys[a:z], p[a:z], names, local, how, i0, i1)
+                # the block's topics by name: the shifts of the same topics that the runs'
+                # samples read (requests)
+                got = requests(keys[a:z], p[a:z], topics[t0:t1], mine - t0, how, i0, i1,
+                               keep=keep)
                 for g in range(1, levels):
                     per = np.add.reduceat((got == g).astype(np.int32), first, axis=1)
                     counts[i0:i1, ts, g] += per.astype(counts.dtype)  # at most `most`

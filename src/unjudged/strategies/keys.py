@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+from threading import Lock
 from typing import Any
 
 import numpy as np
@@ -100,12 +101,53 @@ def uniforms(keys: np.ndarray, seed: int, start: int, stop: int) -> np.ndarray:
     return out
 
 
-def logistic(keys: np.ndarray, seed: int, start: int, stop: int) -> np.ndarray:
+def logistic(keys: np.ndarray, seed: int, start: int, stop: int, keep: bool = False) -> np.ndarray:
     """Standard logistic variates log(u / (1 - u)) of `uniforms`: a grade is requested when
     the variate falls below the logit of its probability, so a shift of every logit by s
-    (the prior's uncertainty) is a comparison with the variate minus s."""
+    (the prior's uncertainty) is a comparison with the variate minus s.
+
+    With `keep`, the variates are also kept (one set, at most _KEPT_CELLS) for a later call
+    of the same seed and iterations whose keys are all among them: a run estimated alone
+    draws its documents for the grown normalisers and then again in its own samples.
+
+    Example:
+        >>> k = np.array([5, 3, 9], dtype=np.uint64)
+        >>> a = logistic(k, 1, 0, 4, keep=True)
+        >>> bool((logistic(k[[2, 0]], 1, 0, 4) == a[:, [2, 0]]).all())
+        True
+    """
+    keys = np.asarray(keys, dtype=np.uint64)
+    kept = _kept(keys, seed, start, stop)
+    if kept is not None:
+        return kept
     u = uniforms(keys, seed, start, stop)
-    return np.log(u / (1.0 - u))
+    out = np.log(u / (1.0 - u))
+    if keep and 0 < out.size <= _KEPT_CELLS:
+        order = np.argsort(keys, kind="stable")
+        with _kept_lock:
+            _kept_set[:] = [(seed, start, stop, keys[order], out[:, order])]
+    return out
+
+
+_KEPT_CELLS = 1 << 22  # logistic variates kept at most (32 MB)
+_kept_set: list[tuple[int, int, int, np.ndarray, np.ndarray]] = []
+_kept_lock = Lock()
+
+
+def _kept(keys: np.ndarray, seed: int, start: int, stop: int) -> np.ndarray | None:
+    """The kept variates of `keys` (a copy: callers shift them in place), or None when
+    some key is not kept. They are a function of (seed, key, iteration) only: the same
+    numbers a fresh computation gives."""
+    with _kept_lock:
+        if not _kept_set or keys.size == 0:
+            return None
+        s, a, z, known, values = _kept_set[0]
+    if (s, a, z) != (seed, start, stop):
+        return None
+    at = np.minimum(np.searchsorted(known, keys), known.size - 1)
+    if not (known[at] == keys).all():
+        return None
+    return values[:, at]
 
 
 def normals(keys: np.ndarray, seed: int, start: int, stop: int) -> np.ndarray:

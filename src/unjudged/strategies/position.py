@@ -271,12 +271,14 @@ def _fit(qrels: Qrels, topics: list[str], tk: np.ndarray, ukeys: np.ndarray, bes
     if n_t == 0 or len(qrels) == 0:
         return np.zeros(n_t), np.zeros(2), split, 0.0
     k, t, g = _judged(qrels, topics, tk)
-    for i in range(n_t):
-        rel = g[(t == i) & (g >= rel_level)]
-        counts = np.bincount(np.minimum(rel, levels - 1), minlength=levels).astype(float)
-        counts[:rel_level] = 0.0
-        counts[rel_level:] += 0.5 / (levels - rel_level)  # Laplace over the relevant grades
-        split[i] = counts / counts.sum()
+    # every topic's relevant grades counted at once (a loop over topics read every judgment
+    # once per topic: quadratic, minutes at 100,000 topics)
+    rel = g >= rel_level
+    counts = np.bincount(t[rel] * levels + np.minimum(g[rel], levels - 1),
+                         minlength=n_t * levels).reshape(n_t, levels).astype(float)
+    counts[:, :rel_level] = 0.0
+    counts[:, rel_level:] += 0.5 / (levels - rel_level)  # Laplace over the relevant grades
+    split[:] = counts / counts.sum(axis=1, keepdims=True)
     at = np.minimum(np.searchsorted(ukeys, k), max(ukeys.size - 1, 0))
     seen = (ukeys[at] == k) if ukeys.size else np.zeros(k.shape, bool)
     t, g, at = t[seen], g[seen], at[seen]

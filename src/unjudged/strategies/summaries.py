@@ -26,7 +26,14 @@ def mode(samples: np.ndarray) -> np.ndarray:
     if samples.size == 0:  # no topic, or no iteration: nothing is most frequent
         return np.full(samples.shape[1:], np.nan)
     cols = samples.reshape(b, -1).T
-    s = np.sort(np.round(cols, _DECIMALS), axis=-1)
+    return _mode_of_sorted(np.sort(cols, axis=-1)).reshape(samples.shape[1:])
+
+
+def _mode_of_sorted(ordered: np.ndarray) -> np.ndarray:
+    """mode() of each row of `ordered` (rows, b), each row sorted ascending (rounding keeps
+    the order: sorted and then rounded is rounded and then sorted)."""
+    s = np.round(ordered, _DECIMALS)
+    b = s.shape[-1]
     new = np.ones(s.shape, dtype=bool)
     new[:, 1:] = s[:, 1:] != s[:, :-1]
     starts = np.flatnonzero(new.ravel())
@@ -34,7 +41,7 @@ def mode(samples: np.ndarray) -> np.ndarray:
     col = starts // b
     order = np.lexsort((-lengths, col))  # per column: longest run, then smallest value
     first = order[np.r_[True, col[order][1:] != col[order][:-1]]]
-    return s.ravel()[starts[first]].reshape(samples.shape[1:])
+    return s.ravel()[starts[first]]
 
 
 #: seed 000's "most likely score" (the authors' code, webis-de/ECIR-23,
@@ -226,11 +233,16 @@ def _describe(samples: np.ndarray, point: str | float, level: float
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     tail = (1.0 - level) / 2.0
     levels = [p / 100 for p in _PERCENTILES] + [tail, 1.0 - tail]
-    q = np.quantile(samples, levels, axis=0)
     # each statistic's draws contiguous: summed along a strided axis, a mean would depend in
     # its last bit on the other cells (measures) drawn beside it
     along = np.ascontiguousarray(np.moveaxis(samples, 0, -1))
-    mean, most = along.mean(axis=-1), mode(samples)
+    # sorted once: the quantiles (order statistics: the same values as from the samples in
+    # any order) and the mode read the same sorted draws (a partition along the strided axis
+    # and a second sort took most of describing a run)
+    ordered = np.sort(along, axis=-1)
+    q = np.quantile(ordered, levels, axis=-1)
+    mean = along.mean(axis=-1)
+    most = _mode_of_sorted(ordered.reshape(-1, samples.shape[0])).reshape(samples.shape[1:])
     std = along.std(axis=-1, ddof=1) if samples.shape[0] > 1 else np.zeros(samples.shape[1:])
     stats = np.stack([mean, most, std, *q[:len(_PERCENTILES)]], axis=-1)
     value = mean if point == "mean" else most if point == "mode" else \
