@@ -162,7 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--only", default="covid,logo,oldpool,dense")
     ap.add_argument("--out-json", default=str(HERE / "results" / "run_level.json"))
+    ap.add_argument("--methods", default=",".join(n for n, _ in METHODS),
+                    help="which of before, after to run (default both; alone runs on covid)")
     args = ap.parse_args(argv)
+    wanted = args.methods.split(",")
+    METHODS[:] = [m for m in METHODS if m[0] in wanted]
     if not QRELS_RND1.exists():
         print(f"shared data not found at {DATA}", file=sys.stderr)
         return 2

@@ -136,7 +136,7 @@ def test_exact_draws_in_blocks_equal_a_loop_per_topic():
     for t, topic in enumerate(model.topics):
         rows = np.flatnonzero(todo & (model.topic == t))
         got = requests(model.keys[rows], p_of(rows), [topic], np.zeros(rows.size, np.int64),
-                       settings, 0, 40)
+                       settings, 0, 40, deep=model.deep(model.keys[rows]))
         for level in (1, 2):
             want[:, t, level] = (got == level).sum(axis=-1)
     np.testing.assert_array_equal(g.counts, want)

@@ -824,7 +824,7 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         >>> est = estimate_all([read_run({"t": {"a": 2.0, "x": 1.0}})], q, parse_measures("P@2"),
         ...                    EstimateSettings(methods=("bootstrap",), b=50, seed=1))
         >>> est.methods, float(est.runs[0].run_point[0])  # x relevant about half the time
-        (('bootstrap',), 0.77)
+        (('bootstrap',), 0.79)
     """
     from unjudged.parallel import SerialExecutor
 
@@ -844,7 +844,7 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         reference = Reference.of(pool_runs, qrels, measures, settings)
         _note_reference(reference, settings)
     if any(STRATEGIES[m].uses_prior for m in settings.methods):
-        note_qrels(qrels, settings.policies.rel_level)
+        note_qrels(qrels, settings.policies.rel_level, settings.prior, settings.empty_run)
     shared_context = context or (reference.context if reference else None) or DrawContext()
 
     if executor is None or isinstance(executor, SerialExecutor):
@@ -916,10 +916,46 @@ def _note_reference(reference: Reference, settings: EstimateSettings) -> None:
              "runs that define the pool with --pool-runs")
 
 
-def note_qrels(qrels: Qrels, rel_level: int = 1) -> None:
+#: what drawing from qrels without a non-relevant judgment means, per prior (note_qrels)
+_ONLY_RELEVANT = {
+    "pool": "--prior pool draws each unjudged document from its topic's judged grades, all "
+            "relevant there, so every unjudged document is drawn relevant: the estimates say "
+            "what a run would score if all its unjudged documents were relevant, not how good "
+            "it is",
+    "run": "--prior run draws from the ranking's own judged documents in the top k, all "
+           "relevant there: every unjudged document of a ranking with a judged one is drawn "
+           "relevant, and a ranking without any draws {empty}; the estimates follow how many "
+           "judged documents a run retrieved, not how good it is",
+    "pool+run": "--prior pool+run averages the two: an unjudged document is drawn relevant "
+                "surely where its ranking holds a judged document in the top k, and with "
+                "probability {half} where it holds none; the estimates follow how many judged "
+                "documents a run retrieved, not how good it is",
+    "position": "--prior position fits each topic's odds of relevance on its judged "
+                "documents, all relevant there: unjudged documents are drawn relevant almost "
+                "surely whichever runs retrieve them, and the estimates sit near what a run "
+                "would score if all were relevant",
+    "estimates": "--prior {prior} fits its trust in the estimates on the judged documents, all "
+                 "relevant there, where the topic's rate (relevant) predicts best: the fitted "
+                 "trust tends to 0 and unjudged documents are drawn relevant as with --prior "
+                 "pool (give --trust to use the estimates anyway)",
+}
+
+
+def note_qrels(qrels: Qrels, rel_level: int = 1, prior: str = DEFAULT_PRIOR,
+               empty_run: str = "zero") -> None:
     """Say when the qrels cannot teach a prior what an unjudged document is: topics whose
     judged documents are all relevant (relevant-only qrels, such as many converted classic
-    collections), and topics without a judged document."""
+    collections), and topics without a judged document; what that means depends on `prior`.
+
+    Example:
+        >>> import warnings
+        >>> from unjudged.io import read_qrels
+        >>> with warnings.catch_warnings(record=True) as seen:
+        ...     warnings.simplefilter("always")
+        ...     note_qrels(read_qrels({"t": {"a": 1}, "u": {"b": 1, "c": 0}}), prior="run")
+        >>> print(str(seen[0].message)[:71])
+        1 of 2 topics have no non-relevant judgment: --prior run draws from the
+    """
     from unjudged.errors import note
 
     n = len(qrels.topics)
@@ -934,10 +970,14 @@ def note_qrels(qrels: Qrels, rel_level: int = 1) -> None:
     if only_rel:
         which = "the qrels hold no non-relevant judgment" if only_rel == n else \
             f"{only_rel} of {n} topics have no non-relevant judgment"
-        note(f"{which}: every prior learns how often unjudged documents are relevant from "
-             "the judged ones, so there they are drawn relevant almost surely and estimates "
-             "sit at the upper bound; qrels that list only relevant documents need their "
-             "non-relevant judgments (or --prior with an outside estimate) to say more")
+        name = "estimates" if prior in ("text", "estimates") or prior.startswith("estimates:") \
+            else prior
+        what = _ONLY_RELEVANT.get(name, _ONLY_RELEVANT["pool"]).format(
+            prior=prior, empty="them all non-relevant (--empty-run zero)"
+            if empty_run == "zero" else "them as the pool does (relevant)",
+            half="1/2" if empty_run == "zero" else "1")
+        note(f"{which}: {what}; qrels that list only relevant documents need their "
+             "non-relevant judgments to say more")
     if empty:
         note(f"{empty} of {n} topics have no judged document: nothing says how often their "
              "unjudged documents are relevant (the position prior puts them at even odds "

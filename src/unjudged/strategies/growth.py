@@ -53,7 +53,15 @@ from unjudged.data.judged import Pool
 from unjudged.data.qrels import Qrels
 from unjudged.strategies._sums import blocks_of_sums
 from unjudged.strategies.base import Drawing
-from unjudged.strategies.bootstrap import _CELLS, _log_odds, _shifts, pool_prior, requests
+from unjudged.strategies.bootstrap import (
+    _CELLS,
+    _log_odds,
+    _shifts,
+    deep_cells,
+    depth_shifts,
+    pool_prior,
+    requests,
+)
 from unjudged.strategies.fill import pool_counts
 from unjudged.strategies.keys import combine, name_key, normals
 from unjudged.strategies.position import PositionModel, topic_keys
@@ -169,24 +177,27 @@ def _per_topic(draw: Callable[[int], None], topics: Iterable[int]) -> None:
         list(pool.map(draw, topics))  # raises the first failure
 
 
-def _sum_variates(names: tuple[str, ...], seed: int, b: int, levels: int) -> np.ndarray:
-    """(b, topics, grades >= 1) the standard normals of the growth's sums: functions of the
-    seed and the topics' names only, so every run estimated alone draws the same (kept for
-    the next run when small)."""
+def _sum_variates(names: tuple[str, ...], seed: int, b: int, levels: int, part: str = ""
+                  ) -> np.ndarray:
+    """(b, topics, grades >= 1) the standard normals of the growth's sums (of one `part` of
+    the documents): functions of the seed and the topics' names only, so every run estimated
+    alone draws the same (kept for the next run when small)."""
     if b * len(names) * (levels - 1) <= _CACHED:
-        return _cached_variates(names, seed, b, levels)
-    return _fresh_variates(names, seed, b, levels)
+        return _cached_variates(names, seed, b, levels, part)
+    return _fresh_variates(names, seed, b, levels, part)
 
 
-def _fresh_variates(names: tuple[str, ...], seed: int, b: int, levels: int) -> np.ndarray:
+def _fresh_variates(names: tuple[str, ...], seed: int, b: int, levels: int, part: str = ""
+                    ) -> np.ndarray:
     tk = topic_keys(list(names))
-    return np.stack([normals(combine(tk, name_key("growth-sum", g)), seed, 0, b)
+    return np.stack([normals(combine(tk, name_key("growth-sum" + part, g)), seed, 0, b)
                      for g in range(1, levels)], axis=-1)
 
 
 @lru_cache(maxsize=4)
-def _cached_variates(names: tuple[str, ...], seed: int, b: int, levels: int) -> np.ndarray:
-    out = _fresh_variates(names, seed, b, levels)
+def _cached_variates(names: tuple[str, ...], seed: int, b: int, levels: int, part: str = ""
+                     ) -> np.ndarray:
+    out = _fresh_variates(names, seed, b, levels, part)
     out.setflags(write=False)
     return out
 
@@ -234,6 +245,7 @@ class Growth:
         keys, owner, p = model.keys[rows], model.topic[rows], p_of(rows)
         order = np.argsort(owner, kind="stable")
         keys, owner, p = keys[order], owner[order], p[order]
+        deep = deep_cells(how, model, keys)
         # vectorised over the documents of many topics at once (a loop per topic cost 1 ms a
         # topic: 100 s at 100,000 topics), in blocks of whole topics of about _CELLS / b
         # documents, so that no two blocks (drawn in two threads) write the same topic
@@ -259,7 +271,7 @@ class Growth:
                 # the block's topics by name: the shifts of the same topics that the runs'
                 # samples read (requests)
                 got = requests(keys[a:z], p[a:z], topics[t0:t1], mine - t0, how, i0, i1,
-                               keep=keep)
+                               keep=keep, deep=None if deep is None else deep[a:z])
                 for g in range(1, levels):
                     per = np.add.reduceat((got == g).astype(np.int32), first, axis=1)
                     counts[i0:i1, ts, g] += per.astype(counts.dtype)  # at most `most`
@@ -274,18 +286,35 @@ class Growth:
         probability moved by the iteration's shift in log-odds), drawn as a normal of that
         sum's mean and variance, rounded, at least 0 (one variate per topic, iteration and
         grade: the small negative covariance between grades is left out), in blocks of
-        topics (unjudged.strategies._sums)."""
+        topics (unjudged.strategies._sums). The deep documents (past the judged ones' ranks)
+        are a sum of their own, moved by the iteration's depth shift too."""
         b, _, levels = counts.shape
         if rows.size == 0 or levels < 2:
+            return
+        deep = deep_cells(how, model, model.keys[rows])
+        if deep is None or not deep.any():
+            Growth._draw_sum(counts, rows, p_of, topics, model, how, "")
+            return
+        Growth._draw_sum(counts, rows[~deep], p_of, topics, model, how, "")
+        Growth._draw_sum(counts, rows[deep], p_of, topics, model, how, "deep")
+
+    @staticmethod
+    def _draw_sum(counts: np.ndarray, rows: np.ndarray, p_of: Probabilities,
+                  topics: list[str], model: PositionModel, how: Drawing, part: str) -> None:
+        """_draw_sums for one part of the documents ("deep": with the depth shift)."""
+        b, _, levels = counts.shape
+        if rows.size == 0:
             return
         present, owner = np.unique(model.topic[rows], return_inverse=True)
         logit = _log_odds(np.cumsum(p_of(rows)[:, ::-1], axis=-1)[:, ::-1][:, 1:])  # P(>= g)
         names = tuple(topics[t] for t in present.tolist())
         shifts = _shifts(list(names), how, 0, b) if how.spread or how.shared_spread else \
             np.zeros((b, present.size))
+        if part:
+            shifts = shifts + depth_shifts(how.seed, how.shared_spread, 0, b)[:, None]
 
         def variates(a: int, z: int) -> np.ndarray:
-            return _sum_variates(names[a:z], how.seed, b, levels)
+            return _sum_variates(names[a:z], how.seed, b, levels, part)
 
         for a, z, drawn in blocks_of_sums(logit, owner, shifts, variates):
             # at most the documents: the counts' type holds them

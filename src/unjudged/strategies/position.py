@@ -65,6 +65,9 @@ VOTE_DEPTH = 100  #: a run "votes" for the documents in its top 100
 #: (PositionModel.probabilities; the features stay as they are)
 VOTE_SUPPORT = 0.01
 MIN_RUNS = 5  #: with fewer runs the prior is the pool's relevance rate (see PositionModel.build)
+#: documents whose best rank lies past this quantile of the judged documents' best ranks are
+#: "deep": the model extrapolates there (PositionModel.deep; the bootstrap's depth shift)
+BEST_SUPPORT = 0.99
 _NEWTON_STEPS = 30
 _MIN_TOPIC_VAR = 0.01  # the topics' intercepts' variance at least (their prior stays finite)
 _RIDGE = 1.0  # a N(0, 1) prior on each slope: finite when a feature does not vary (one run:
@@ -138,6 +141,8 @@ class PositionModel:
     fallback: bool = False
     #: the fewest votes the fit has support for (VOTE_SUPPORT); fewer count as this many
     vote_floor: float = 0.0
+    #: the deepest best rank the fit has support for (BEST_SUPPORT); deeper is extrapolated
+    support: float = float("inf")
 
     @classmethod
     def build(cls, runs: Sequence[Run], qrels: Qrels, rel_level: int = 1,
@@ -177,7 +182,7 @@ class PositionModel:
             # the pool's rate, as the pool prior does
             intercept, slope = _pool_rate(qrels, topics, rel_level), np.zeros(2)
         return cls(ukeys, owner[first], best, votes, topics, intercept, slope, split, rel_level,
-                   fallback, floor)
+                   fallback, floor, _support(qrels, topics, tk, ukeys, best))
 
     def judged_keys(self, qrels: Qrels) -> np.ndarray:
         """Sorted keys of `qrels`' judged (grade >= 0) documents of this model's topics."""
@@ -187,13 +192,21 @@ class PositionModel:
     def features(self, keys: np.ndarray) -> np.ndarray:
         """(cells, 2) features of documents by key; documents no run retrieved sit one past
         the deepest rank seen, with no votes."""
+        return _design(*self._best_votes(keys))
+
+    def deep(self, keys: np.ndarray) -> np.ndarray:
+        """(cells,) whether each document's best rank lies past the judged documents'
+        support (BEST_SUPPORT): where the model extrapolates."""
+        return self._best_votes(keys)[0] > self.support
+
+    def _best_votes(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         at = np.searchsorted(self.keys, keys)
         at = np.minimum(at, max(self.keys.size - 1, 0))
         found = (self.keys[at] == keys) if self.keys.size else np.zeros(keys.shape, bool)
         deepest = int(self.best.max(initial=0)) + 1
         best = np.where(found, self.best[at] if self.keys.size else deepest, deepest)
         votes = np.where(found, self.votes[at] if self.keys.size else 0, 0)
-        return _design(best, votes)
+        return best, votes
 
     @cached_property
     def _topic_index(self) -> dict[str, int]:
@@ -252,6 +265,20 @@ def _pool_rate(qrels: Qrels, topics: list[str], rel_level: int) -> np.ndarray:
     rel = np.bincount(t, weights=(g >= rel_level).astype(float), minlength=len(topics))
     total = np.bincount(t, minlength=len(topics)).astype(float)
     return np.log((rel + 0.5) / (total - rel + 0.5))
+
+
+def _support(qrels: Qrels, topics: list[str], tk: np.ndarray, ukeys: np.ndarray,
+             best: np.ndarray) -> float:
+    """The BEST_SUPPORT quantile of the best ranks of the judged documents some run
+    retrieved (inf when none is)."""
+    k, _, _ = _judged(qrels, topics, tk)
+    if k.size == 0 or ukeys.size == 0:
+        return float("inf")
+    at = np.minimum(np.searchsorted(ukeys, k), ukeys.size - 1)
+    seen = ukeys[at] == k
+    if not seen.any():
+        return float("inf")
+    return float(np.quantile(best[at[seen]], BEST_SUPPORT, method="higher"))
 
 
 def _design(best: np.ndarray, votes: np.ndarray) -> np.ndarray:
