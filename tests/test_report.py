@@ -452,6 +452,22 @@ def test_notes_in_report_data_once_and_shown_once(recwarn):
     assert d2.notes == []
     page = render_report(d2, {"command": "t"}).html
     assert 'id="notes"' not in page and 'href="#notes"' not in page
+    assert "<b>Caution:</b>" not in page and d2.verdicts["P@2"]["only_relevant"] == (0, 2)
+
+
+def test_verdict_cautions_when_topics_have_no_non_relevant_judgment():
+    """Relevant-only judgments on one of two topics: the verdict says first that its order
+    is the order under 'unjudged means relevant' there, not a verdict on the runs."""
+    from unjudged.report.html import render_report
+
+    q = read_qrels({"1": {"a": 1, "b": 1}, "2": {"a": 1, "b": 0}})
+    runs = [read_run({t: {"a": 2, "x": 1} for t in ("1", "2")}, name=n) for n in ("A", "B")]
+    d = build_report(runs, q, ["P@2"], b=10, topic_panels=0, pool_runs=runs * 3)
+    assert d.verdicts["P@2"]["only_relevant"] == (1, 2)
+    page = render_report(d, {"command": "t"}).html
+    verdict = page[page.index('id="verdict"'):page.index('id="leaderboard"')]
+    assert "<b>Caution:</b> 1 of the 2 topics have no non-relevant judgment" in verdict
+    assert verdict.index("<b>Caution:</b>") < verdict.index("<b>Settled:</b>")
 
 
 def test_natural_order_of_topic_ids_past_int_limits():

@@ -324,6 +324,16 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
     return data
 
 
+def _only_relevant(qrels: Qrels, rel_level: int) -> tuple[int, int]:
+    """(topics whose judged documents are all relevant, topics): there the prior learns that
+    unjudged documents are relevant, and the verdict is the order under that assumption."""
+    n = len(qrels.topics)
+    grades = qrels.key_grades
+    judged = np.bincount(qrels.key_topic[grades >= 0], minlength=n) > 0
+    nonrel = np.bincount(qrels.key_topic[(grades >= 0) & (grades < rel_level)], minlength=n) > 0
+    return int((judged & ~nonrel).sum()), n
+
+
 def _build(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure], *, b: int,
            seed: int, baseline: str | None, topic_panels: int, top_topics: int,
            policies: Policies, executor: Executor | None, inputs: Sequence[str],
@@ -357,6 +367,7 @@ def _build(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure], *, 
         for row in pairs[m.name]:  # significant, but the winner is also more judged
             row["attention"] = row.get("case") == 4
         verdicts[m.name] = verdict(boards[m.name], orders[m.name], pairs[m.name])
+        verdicts[m.name]["only_relevant"] = _only_relevant(qrels, policies.rel_level)
     k0 = anames.index(assessment_name(ms[0]))
     # The panels need every sample; re-estimating the few best runs (first measure only) with
     # the same seed and the same pool context gives the same numbers as above at a fraction

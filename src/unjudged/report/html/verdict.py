@@ -43,6 +43,13 @@ def verdict_html(measure: str, v: dict[str, Any], tiers_table: str, judged: str,
         return (f'<h3>{m}</h3><p class="verdict">The bootstrap does not apply to {m}: the '
                 "leaderboard shows its scores and bounds, with no verdict on the order.</p>")
     items = []
+    only, topics = v.get("only_relevant", (0, 0))
+    if only:
+        items.append(
+            f'<li class="attention"><b>Caution:</b> {only} of the {topics} topics have no '
+            "non-relevant judgment, so the prior learns that their unjudged documents are "
+            "relevant: what follows is the order under that assumption, not a verdict on the "
+            "runs (see the notes).</li>")
     if v["settled_pairs"] == v["pairs"]:
         items.append(f"<li><b>Settled:</b> the data settles the whole order of the "
                      f'{v["runs"]} runs by {m}: every pair is ordered (or tied) in at least '
