@@ -336,7 +336,12 @@ class Growth:
         if moved.size == 0:
             return pool
         it, cell = np.divmod(moved, rows.size)
-        ts, local = np.unique(rows[cell], return_inverse=True)  # the topics they are in
+        # the topics they are in, each once, and each moved draw's place among them (a mark
+        # per topic: no sort of the moved draws)
+        mark = np.zeros(n, dtype=bool)
+        mark[rows[cell]] = True
+        ts = np.flatnonzero(mark)
+        local = (np.cumsum(mark) - 1)[rows[cell]]
         k = ts.size
         at = (it * k + local) * width  # (iteration, topic) cell, times the grades
         index, sign = [], []
@@ -347,12 +352,16 @@ class Growth:
             sign.append(np.full(int(rel.sum()), s, dtype=np.int64))
         # the net change of each (iteration, topic, grade) count, kept sparse: a run changes
         # a few of them
-        key, where = np.unique(np.concatenate(index), return_inverse=True)
-        net = np.bincount(where, weights=np.concatenate(sign), minlength=key.size)
-        key, net = key[net != 0], net[net != 0].astype(np.int64)
+        # counted densely over (iteration, topic, grade) cells: the moved draws' topics only
+        net = np.bincount(np.concatenate(index), weights=np.concatenate(sign),
+                          minlength=(int(it.max()) + 1) * k * width)
+        key = np.flatnonzero(net)  # ascending, as a sort would give them
+        net = net[key].astype(np.int64)
         if key.size == 0:
             return pool
-        cells, cell_of = np.unique(key // width, return_inverse=True)
+        whole = key // width  # ascending
+        new_cell = np.r_[True, whole[1:] != whole[:-1]]
+        cells, cell_of = whole[new_cell], np.cumsum(new_cell) - 1
         hi, hk = np.divmod(cells, k)
         old = counts[hi, ts[hk]]
         new = old.copy()
@@ -366,12 +375,20 @@ class Growth:
         depth = laid.shape[-1]
         shifted = (_clipped_above(old, depth) != _clipped_above(new, depth)).any(axis=-1)
         same_best = np.ones(n, dtype=bool)
+        coded = getattr(pool, "rows", None)
         if shifted.any():
             laid = laid.copy()
             laid[hi[shifted], ts[hk[shifted]]] = _laid_out(new[shifted], depth)
             same_best[ts[hk[shifted]]] = False
+            if coded is not None:
+                # the moved cells' rows in the parent's table of every possible row: what is
+                # computed from the best grades (the ideal DCG) is then read per row
+                table, code = coded
+                code = code.copy()
+                code[hi[shifted], ts[hk[shifted]]] = _row_codes(new[shifted], depth)
+                coded = (table, code)
         return GrownPool(pool.topics, laid, pool.num_unjudged, total,
-                         parent=pool, same_best=same_best)  # type: ignore[arg-type]
+                         parent=pool, same_best=same_best, rows=coded)  # type: ignore[arg-type]
 
     def __getstate__(self) -> dict:
         # workers lay out their own (and a lock does not travel)
@@ -465,12 +482,17 @@ def _laid_codes(counts: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray] | N
     combos = (w + 1) ** levels
     if combos > _TABLE or combos * w > counts.size:
         return None
+    every = np.indices((w + 1,) * levels).reshape(levels, -1).T  # the codes' rows, in order
+    return _lay_rows(every, w), _row_codes(counts, w)
+
+
+def _row_codes(counts: np.ndarray, w: int) -> np.ndarray:
+    """(...) the code of each row of grade counts (..., levels) in _laid_codes' table."""
     above = _clipped_above(counts, w)
     code = np.zeros(counts.shape[:-1], dtype=np.int64)
-    for g in range(levels):
+    for g in range(counts.shape[-1]):
         code = code * (w + 1) + above[..., g]
-    every = np.indices((w + 1,) * levels).reshape(levels, -1).T  # the codes' rows, in order
-    return _lay_rows(every, w), code
+    return code
 
 
 _TABLE = 1 << 15  # possible rows of a laid-out table at most (nDCG@10 of grades 0-3: 11^4)
