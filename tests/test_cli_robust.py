@@ -456,7 +456,7 @@ OPTION_EDGES = [
     # item 9: sizes. A cutoff past the deepest ranking reads the rankings (or 1,000 positions)
     # only; what cannot fit is refused with the memory it needs (2 topics of the run)
     (["eval", "{q}", "{r}", "-m", "P@1000000000000"], None),
-    (["eval", "{q}", "{r}", "-m", "alpha-nDCG@1000000000000"], "a cutoff of 1000000000000"),
+    (["eval", "{q}", "{r}", "-m", "alpha-nDCG@1000000000000"], None),  # diversity too (19afb2b)
     (["estimate", "{q}", "{r}", "-m", "nDCG@1000000000000", "-m", "P@1000000000000", "-j",
       "1"], None),
     (["estimate", "{q}", "{r}", "-m", "P@5", "-b", str(10 ** 13), "-j", "1"],

@@ -121,6 +121,9 @@ def parse_measure(text: str) -> Measure:
         if "." in value:
             raise MeasureSpecError(f"{text!r}: the cutoff must be a whole number")
         return _bind(spec, text, int(value), {})
+    if not REGISTRY.complete:  # a measure module added after _names was generated
+        REGISTRY.load_all()
+        return parse_measure(text)
     raise MeasureSpecError(f"unknown measure {text!r}{_suggest(text)}")
 
 

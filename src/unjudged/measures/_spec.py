@@ -365,6 +365,14 @@ class _Registry(dict[str, MeasureSpec]):
 
         for module in MODULES:
             self.load(MODULES[module].split()[0])
+        # a measure module dropped into the package after the table was generated (one new
+        # file is all a measure needs): imported too, after the table's
+        import pkgutil
+
+        package = sys.modules[__package__]
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_") and info.name not in MODULES:
+                importlib.import_module(f"{__package__}.{info.name}")
         known = dict(dict.items(self))
         dict.clear(self)
         for module_names in MODULES.values():
@@ -384,6 +392,11 @@ class _Registry(dict[str, MeasureSpec]):
 
     def __contains__(self, key: object) -> bool:
         return dict.__contains__(self, key) or key in _names_of()
+
+    @property
+    def complete(self) -> bool:
+        """Every measure module is imported (load_all)."""
+        return self._complete
 
     def __iter__(self) -> Iterator[str]:
         self.load_all()

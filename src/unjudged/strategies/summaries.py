@@ -34,6 +34,8 @@ def _mode_of_sorted(ordered: np.ndarray) -> np.ndarray:
     the order: sorted and then rounded is rounded and then sorted)."""
     s = np.round(ordered, _DECIMALS)
     b = s.shape[-1]
+    if s.size == 0:  # no column, or no iteration: nothing is most frequent
+        return np.full(s.shape[0], np.nan)
     new = np.ones(s.shape, dtype=bool)
     new[:, 1:] = s[:, 1:] != s[:, :-1]
     starts = np.flatnonzero(new.ravel())
