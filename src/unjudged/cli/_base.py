@@ -317,7 +317,8 @@ def draw_options(f):
                      "shift of its log-odds drawn per topic and iteration."),
         click.option("--shared-spread", type=click.FloatRange(0), default=DEFAULT_SHARED_SPREAD,
                      show_default=True, help="The prior's uncertainty for the whole collection: "
-                     "sd of a shift drawn per iteration, shared by all topics."),
+                     "sd of a shift drawn per iteration, shared by all topics; documents ranked "
+                     "past the judged ones take another of 3 times this sd (the depth shift)."),
         click.option("--empty-run", type=click.Choice(EMPTY_RUN), default="zero",
                      show_default=True, help="The run prior of a ranking with no judged "
                      "document: grade 0 (as the seed authors' code), or the pool's."),
