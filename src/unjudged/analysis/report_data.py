@@ -327,11 +327,8 @@ def build_report(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure
 def _only_relevant(qrels: Qrels, rel_level: int) -> tuple[int, int]:
     """(topics whose judged documents are all relevant, topics): there the prior learns that
     unjudged documents are relevant, and the verdict is the order under that assumption."""
-    n = len(qrels.topics)
-    grades = qrels.key_grades
-    judged = np.bincount(qrels.key_topic[grades >= 0], minlength=n) > 0
-    nonrel = np.bincount(qrels.key_topic[(grades >= 0) & (grades < rel_level)], minlength=n) > 0
-    return int((judged & ~nonrel).sum()), n
+    judged, nonrel = qrels.judged_counts(rel_level)
+    return int(((judged > 0) & (nonrel == 0)).sum()), len(qrels.topics)
 
 
 def _build(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure], *, b: int,
@@ -358,6 +355,7 @@ def _build(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure], *, 
     res = strategy_results(est, "nonrel")  # trec_eval's scores, computed with the estimates
     judged = score(runs, qrels, assess, policies)
     boards, pairs, orders, verdicts = {}, {}, {}, {}
+    only_relevant = _only_relevant(qrels, policies.rel_level)  # the same for every measure
     for i, m in enumerate(ms):
         k = anames.index(assessment_name(m))
         boards[m.name], orders[m.name] = _leaderboard(est, res, judged, i, k)
@@ -367,7 +365,7 @@ def _build(runs: list[Run], qrels: Qrels, measures: Sequence[str | Measure], *, 
         for row in pairs[m.name]:  # significant, but the winner is also more judged
             row["attention"] = row.get("case") == 4
         verdicts[m.name] = verdict(boards[m.name], orders[m.name], pairs[m.name])
-        verdicts[m.name]["only_relevant"] = _only_relevant(qrels, policies.rel_level)
+        verdicts[m.name]["only_relevant"] = only_relevant
     k0 = anames.index(assessment_name(ms[0]))
     # The panels need every sample; re-estimating the few best runs (first measure only) with
     # the same seed and the same pool context gives the same numbers as above at a fraction

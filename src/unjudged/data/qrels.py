@@ -90,6 +90,15 @@ class Qrels:
         out[ok] = vals
         return out
 
+    def judged_counts(self, rel_level: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """((topics,) judged documents, (topics,) judged non-relevant ones: grade >= 0 and
+        below `rel_level`) of each topic."""
+        n = len(self.topics)
+        g = self.key_grades
+        judged = g >= 0
+        return (np.bincount(self.key_topic[judged], minlength=n),
+                np.bincount(self.key_topic[judged & (g < rel_level)], minlength=n))
+
     def topic_grades(self, i: int) -> np.ndarray:
         """Grades of every judged document of topic i (ad hoc view)."""
         return self.key_grades[self.topic_offsets[i] : self.topic_offsets[i + 1]]

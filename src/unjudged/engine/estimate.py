@@ -961,10 +961,7 @@ def note_qrels(qrels: Qrels, rel_level: int = 1, prior: str = DEFAULT_PRIOR,
     n = len(qrels.topics)
     if n == 0:
         return
-    g = qrels.key_grades.astype(np.int64)
-    t = qrels.key_topic
-    judged = np.bincount(t[g >= 0], minlength=n)
-    nonrel = np.bincount(t[(g >= 0) & (g < rel_level)], minlength=n)
+    judged, nonrel = qrels.judged_counts(rel_level)
     empty = int((judged == 0).sum())
     only_rel = int(((judged > 0) & (nonrel == 0)).sum())
     if only_rel:

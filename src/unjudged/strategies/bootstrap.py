@@ -179,7 +179,8 @@ def samples(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
     if rows.size:
         keys = how.keys[t0:t1][rows, cols]
         p = cell_probabilities(part, how, how.model, rows, keys, levels)
-        deep = deep_cells(how, how.model, keys)
+        model = how.model
+        deep = model.deep(keys) if model is not None and depth_shifted(how, model) else None
         if pool is not None and how.growth is not None and how.run_shift is not None:
             # the grown normalisers counted these documents as drawn without the run's shift:
             # count them as this run draws them, so its relevant documents are all in its
@@ -334,14 +335,10 @@ def depth_shifts(seed: int, shared_spread: float, i0: int, i1: int) -> np.ndarra
     return DEPTH_SPREAD * shared_spread * z
 
 
-def deep_cells(how: Drawing, model: PositionModel | None, keys: np.ndarray
-               ) -> np.ndarray | None:
-    """Which documents `keys` take the depth shift: those past the model's support, under the
-    position prior with a shared spread (None: none does; the estimates prior does not
-    extrapolate by depth)."""
-    if model is None or not how.shared_spread or how.prior != "position":
-        return None
-    return model.deep(keys)
+def depth_shifted(how: Drawing, model: PositionModel | None) -> bool:
+    """Whether documents past the model's support take the depth shift: under the position
+    prior with a shared spread (the estimates prior does not extrapolate by depth)."""
+    return model is not None and bool(how.shared_spread) and how.prior == "position"
 
 
 @lru_cache(maxsize=16)

@@ -57,7 +57,7 @@ from unjudged.strategies.bootstrap import (
     _CELLS,
     _log_odds,
     _shifts,
-    deep_cells,
+    depth_shifted,
     depth_shifts,
     pool_prior,
     requests,
@@ -245,7 +245,8 @@ class Growth:
         keys, owner, p = model.keys[rows], model.topic[rows], p_of(rows)
         order = np.argsort(owner, kind="stable")
         keys, owner, p = keys[order], owner[order], p[order]
-        deep = deep_cells(how, model, keys)
+        # the model's own documents: their best rank is at hand (no lookup by key)
+        deep = model.best[rows[order]] > model.support if depth_shifted(how, model) else None
         # vectorised over the documents of many topics at once (a loop per topic cost 1 ms a
         # topic: 100 s at 100,000 topics), in blocks of whole topics of about _CELLS / b
         # documents, so that no two blocks (drawn in two threads) write the same topic
@@ -291,12 +292,11 @@ class Growth:
         b, _, levels = counts.shape
         if rows.size == 0 or levels < 2:
             return
-        deep = deep_cells(how, model, model.keys[rows])
-        if deep is None or not deep.any():
-            Growth._draw_sum(counts, rows, p_of, topics, model, how, "")
-            return
-        Growth._draw_sum(counts, rows[~deep], p_of, topics, model, how, "")
-        Growth._draw_sum(counts, rows[deep], p_of, topics, model, how, "deep")
+        deep = model.best[rows] > model.support if depth_shifted(how, model) else None
+        parts = [(rows, "")] if deep is None or not deep.any() else \
+            [(rows[~deep], ""), (rows[deep], "deep")]
+        for part_rows, part in parts:
+            Growth._draw_sum(counts, part_rows, p_of, topics, model, how, part)
 
     @staticmethod
     def _draw_sum(counts: np.ndarray, rows: np.ndarray, p_of: Probabilities,

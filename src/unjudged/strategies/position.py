@@ -172,8 +172,8 @@ class PositionModel:
         votes = (np.add.reduceat((ranks <= VOTE_DEPTH).astype(np.int32), first) if keys.size
                  else np.zeros(0, np.int32))
         levels = max(int(qrels.key_grades.max(initial=0)) + 1, rel_level + 1, 2)
-        intercept, slope, split, floor = _fit(qrels, topics, tk, ukeys, best, votes,
-                                              rel_level, levels)
+        intercept, slope, split, floor, support = _fit(qrels, topics, tk, ukeys, best, votes,
+                                                       rel_level, levels)
         fallback = len(runs) < MIN_RUNS
         if fallback:
             # too few runs to tell the documents they agree on from the rest: a run's own judged
@@ -182,7 +182,7 @@ class PositionModel:
             # the pool's rate, as the pool prior does
             intercept, slope = _pool_rate(qrels, topics, rel_level), np.zeros(2)
         return cls(ukeys, owner[first], best, votes, topics, intercept, slope, split, rel_level,
-                   fallback, floor, _support(qrels, topics, tk, ukeys, best))
+                   fallback, floor, support)
 
     def judged_keys(self, qrels: Qrels) -> np.ndarray:
         """Sorted keys of `qrels`' judged (grade >= 0) documents of this model's topics."""
@@ -267,36 +267,23 @@ def _pool_rate(qrels: Qrels, topics: list[str], rel_level: int) -> np.ndarray:
     return np.log((rel + 0.5) / (total - rel + 0.5))
 
 
-def _support(qrels: Qrels, topics: list[str], tk: np.ndarray, ukeys: np.ndarray,
-             best: np.ndarray) -> float:
-    """The BEST_SUPPORT quantile of the best ranks of the judged documents some run
-    retrieved (inf when none is)."""
-    k, _, _ = _judged(qrels, topics, tk)
-    if k.size == 0 or ukeys.size == 0:
-        return float("inf")
-    at = np.minimum(np.searchsorted(ukeys, k), ukeys.size - 1)
-    seen = ukeys[at] == k
-    if not seen.any():
-        return float("inf")
-    return float(np.quantile(best[at[seen]], BEST_SUPPORT, method="higher"))
-
-
 def _design(best: np.ndarray, votes: np.ndarray) -> np.ndarray:
     return np.stack([np.log2(np.maximum(best, 1)), np.log2(1.0 + votes)], axis=-1)
 
 
 def _fit(qrels: Qrels, topics: list[str], tk: np.ndarray, ukeys: np.ndarray, best: np.ndarray,
          votes: np.ndarray, rel_level: int, levels: int
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
     """Per-topic intercepts and shared slopes by Newton's method on the judged documents
     that some run retrieved; one pseudo-relevant and one pseudo-non-relevant document per
     topic at the topic's mean features (weight 1/2 each) keep every intercept finite. Also
-    the vote floor: the VOTE_SUPPORT quantile of those documents' votes."""
+    where the fit has support: the VOTE_SUPPORT quantile of those documents' votes (the vote
+    floor) and the BEST_SUPPORT quantile of their best ranks (past it, documents are deep)."""
     n_t = len(topics)
     split = np.zeros((n_t, levels))
     split[:, -1] = 1.0
     if n_t == 0 or len(qrels) == 0:
-        return np.zeros(n_t), np.zeros(2), split, 0.0
+        return np.zeros(n_t), np.zeros(2), split, 0.0, float("inf")
     k, t, g = _judged(qrels, topics, tk)
     # every topic's relevant grades counted at once (a loop over topics read every judgment
     # once per topic: quadratic, minutes at 100,000 topics)
@@ -310,6 +297,8 @@ def _fit(qrels: Qrels, topics: list[str], tk: np.ndarray, ukeys: np.ndarray, bes
     seen = (ukeys[at] == k) if ukeys.size else np.zeros(k.shape, bool)
     t, g, at = t[seen], g[seen], at[seen]
     floor = float(np.quantile(votes[at], VOTE_SUPPORT, method="lower")) if at.size else 0.0
+    support = float(np.quantile(best[at], BEST_SUPPORT, method="higher")) if at.size else \
+        float("inf")
     x = _design(best[at], votes[at]) if at.size else np.zeros((0, 2))
     y = (g >= rel_level).astype(float)
     centre = x.mean(axis=0) if x.size else np.zeros(2)
@@ -335,7 +324,7 @@ def _fit(qrels: Qrels, topics: list[str], tk: np.ndarray, ukeys: np.ndarray, bes
         beta, _ = _newton(t, x, y, w, n_t, beta, mu, 1.0 / tau2)
     slope = beta[n_t:]
     # undo the centring: eta = a_t + (x - c) . s = (a_t - c . s) + x . s
-    return beta[:n_t] - centre @ slope, slope, split, floor
+    return beta[:n_t] - centre @ slope, slope, split, floor, support
 
 
 def _newton(t: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray, n_t: int,
