@@ -203,13 +203,11 @@ def fingerprints(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     (zero-padded) for strings of up to 8 bytes, a hash of its words and length beyond."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     out = np.empty(len(column), dtype=np.uint64)
-    step = 1 << 15  # slices small enough for the gather matrices to stay in cache (and small)
     base = 0
     for c in chunks:
-        for i in range(0, len(c), step):
-            part = c.slice(i, step)
-            out[base : base + len(part)] = _fingerprint_chunk(part)
-            base += len(part)
+        if len(c):
+            _fingerprint_chunk(c, out[base : base + len(c)])
+        base += len(c)
     return out
 
 
@@ -374,31 +372,63 @@ def _window(rows: int, need: int) -> int:
     return min(wide, -(-need // 8) * 8)
 
 
-def _fingerprint_chunk(arr: pa.Array) -> np.ndarray:
-    lengths = np.diff(string_offsets(arr))
-    mat, _ = _byte_matrix(arr, min(_word_width(lengths), WINDOW))
-    words = np.ascontiguousarray(mat).view(np.uint64)
-    h = words[:, 0].copy()
-    if words.shape[1] > 1:
-        # only strings longer than one word are hashed, and only over their own words, so a
-        # string's fingerprint does not depend on how long its neighbours are
+# the low k bytes of a word (little-endian: a string's first k bytes), k = 0..8
+_LOW = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def _fingerprint_chunk(arr: pa.Array, out: np.ndarray) -> None:
+    """Fingerprints of one Arrow string array into `out`. Each word of a string is one
+    unaligned 8-byte read at its position in the data buffer, masked to the string's own
+    bytes: no byte matrix (7M docnos: 0.6 s with a rows x 8 gather of bytes, 0.17 s so)."""
+    offsets = string_offsets(arr)
+    words, last = _words_of(arr)
+    step = 1 << 15  # slices small enough for the temporaries to stay in cache
+    for i in range(0, len(arr), step):
+        ends = offsets[i : i + step + 1]
+        starts = ends[:-1].astype(np.intp)
+        lengths = np.diff(ends).astype(np.intp)
+        h = _word_at(words, last, starts, lengths)
         long = np.flatnonzero(lengths > 8)
-        own = (lengths[long] + 7) // 8
-        m = h[long] ^ (lengths[long].astype(np.uint64) << np.uint64(56))
-        for w in range(1, words.shape[1]):
-            m = np.where(own > w, m * _MIX ^ words[long, w], m)
-        # the words beyond the first window, for the few strings that have them
-        done = words.shape[1]
-        while np.any(own > done):
-            more = np.flatnonzero(own > done)
-            width = _window(more.size, int(own[more].max() - done) * 8)
-            rest, _ = _byte_matrix(arr, width, long[more], done * 8)
-            part, mine = m[more], own[more]
-            for w, column in enumerate(rest.view(np.uint64).T, start=done):
-                part = np.where(mine > w, part * _MIX ^ column, part)
-            m[more] = part
-            done += width // 8
-        h[long] = m
+        if long.size:
+            # only strings longer than one word are hashed, and only over their own words, so
+            # a string's fingerprint does not depend on how long its neighbours are
+            size, at = lengths[long], starts[long]
+            m = h[long] ^ (size.astype(np.uint64) << np.uint64(56))
+            active = np.arange(long.size)
+            w = 1
+            while True:
+                active = active[size[active] > 8 * w]
+                if not active.size:
+                    break
+                word = _word_at(words, last, at[active] + 8 * w, size[active] - 8 * w)
+                m[active] = m[active] * _MIX ^ word
+                w += 1
+            h[long] = m
+        out[i : i + h.size] = h
+
+
+def _words_of(arr: pa.Array) -> tuple[np.ndarray, int]:
+    """(the 8-byte words starting at every byte of `arr`'s data buffer, as one strided view
+    with no copy; the last start such a word has). A buffer under 8 bytes is copied, padded."""
+    data = arr.buffers()[2]
+    buf = (np.frombuffer(data, dtype=np.uint8)  # type: ignore[call-overload]  # see _chunk_numpy
+           if data is not None else np.zeros(0, np.uint8))
+    if buf.size < 8:
+        buf = np.concatenate((buf, np.zeros(8 - buf.size, np.uint8)))
+    words = np.ndarray((buf.size - 7,), dtype=np.uint64, buffer=buf, strides=(1,))
+    return words, buf.size - 8
+
+
+def _word_at(words: np.ndarray, last: int, starts: np.ndarray, lengths: np.ndarray
+             ) -> np.ndarray:
+    """The first min(length, 8) bytes (lengths >= 0) from each start, zero-padded, as
+    little-endian words; `starts` in increasing order. A start in the buffer's last 7 bytes
+    (the end of a suffix of `starts`) reads the last word and shifts its bytes down."""
+    tail = int(np.searchsorted(starts, last, side="right"))
+    h = words[starts if tail == starts.size else np.minimum(starts, last)]
+    if tail < starts.size:  # (numpy's shift by 64 bits or more gives 0)
+        h[tail:] >>= ((starts[tail:] - last) * 8).astype(np.uint64)
+    h &= _LOW[np.minimum(lengths, 8)]
     return h
 
 
