@@ -369,6 +369,15 @@ def main() -> None:
               "measures": MEASURES + ["R(grade=g)"], "seconds": round(took, 1),
               "kappa": judge_kappa(), "rows": rows}
     if not args.judges:
+        # the fractions run now replace theirs; the others' rows (and reps) stay
+        old = json.loads(OUT.read_text()) if OUT.exists() else {"rows": []}
+        kept = [r for r in old["rows"] if r["fraction"] not in fractions]
+        reps = old.get("reps_by_fraction", {str(f): old.get("reps") for f in {
+            r["fraction"] for r in kept}})
+        result["reps_by_fraction"] = {k: v for k, v in reps.items()
+                                      if float(k) not in fractions} | {
+            str(f): args.reps for f in fractions}
+        result["rows"] = kept + rows
         OUT.write_text(json.dumps(result, indent=1) + "\n")
     table = pd.DataFrame(rows)
     pd.set_option("display.width", 200)

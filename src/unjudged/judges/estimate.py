@@ -357,12 +357,15 @@ def _ndcg_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
         return np.divide(num, den, out=np.zeros(num.shape), where=den > 0)
 
     # the ideal of estimated counts is biased low where relevant documents are few (it is
-    # concave in the counts, and a count's estimate may fall below 0): never below the ideal
-    # of the documents known to have their grades (the qrels' and the audited ones), which
-    # exist whatever the others are (Cranfield, 10% audits: run means 0.52 -> 0.39, truth 0.37)
-    known = ppi.ideal_dcg(_known_counts(st, grades), gain, depth)
-    ideal = np.maximum(ppi.ideal_dcg(stack("value"), gain, depth), known)
-    h_ideal = np.maximum(ppi.ideal_dcg(stack("ht"), gain, depth), known)
+    # concave in the counts, and a count's estimate may fall below 0): no grade's count is
+    # taken below the documents known to have that grade (the qrels' and the audited ones),
+    # which exist whatever the others are. Per grade, max(estimate, known) is never further
+    # from the true count than the estimate (Cranfield, 10% audits: run means 0.52 -> 0.39
+    # for a truth of 0.37 with the known documents' ideal as a floor; the floor per grade
+    # halves the rest, confusion judge +0.024 -> +0.013, 8 audits)
+    known = _known_counts(st, grades)
+    ideal = ppi.ideal_dcg(np.maximum(stack("value"), known), gain, depth)
+    h_ideal = ppi.ideal_dcg(np.maximum(stack("ht"), known), gain, depth)
     j_ideal = ppi.ideal_dcg(stack("judged"), gain, depth)
     # a ratio of estimates is biased anyway: a value outside [0, 1] is certainly wrong, and
     # taking it to the nearest bound only brings it nearer the truth
