@@ -122,7 +122,17 @@ def test_results_test_as_trec_eval_prints_it_without_arrow_compute():
     data = need(TREC_EVAL)
     code = ("import sys\nfrom unjudged.cli import main\ntry:\n    main(sys.argv[1:])\n"
             "except SystemExit:\n    pass\n"
-            "print([m for m in ('pyarrow.compute', 'numpy.ma') if m in sys.modules])")
+            "print([m for m in ('pyarrow.compute', 'numpy.ma', 'unjudged.measures.prefs') "
+            "if m in sys.modules])")
     lines = _probe(code, "trec_eval", str(data / "qrels.test"), str(data / "results.test"))
     assert lines[-1] == "[]"
     assert "\n".join(lines[:-1]) + "\n" == (data / "out.test").read_text()
+
+
+def test_trec_eval_families_copy_the_prefs_names():
+    """trec_eval's table writes the preference measures' names out, so that a call without -R
+    does not import their module: the copy must stay the module's list."""
+    from unjudged.measures.prefs import NAMES
+    from unjudged.trec_eval._families import PREFS
+
+    assert PREFS == NAMES

@@ -7,9 +7,10 @@ trec_eval 10.0 does.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import Literal, get_args
 
+from unjudged._records import frozen
 from unjudged.errors import InvalidOptionError
 
 #: How documents with equal scores are ordered within a topic.
@@ -45,7 +46,7 @@ NEGATIVES: tuple[Negative, ...] = get_args(Negative)
 NAME_MODES: tuple[NameMode, ...] = get_args(NameMode)
 
 
-@dataclass(frozen=True)
+@frozen
 class Policies:
     """How runs and qrels are turned into judged rankings.
 

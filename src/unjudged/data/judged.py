@@ -8,12 +8,12 @@ a leading sample axis ``(samples, topics, depth)``, which is how bootstrap estim
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
 
 import numpy as np
 
+from unjudged._records import plain
 from unjudged.data._memory import check_fits
 from unjudged.data.qrels import MISSING, Qrels
 from unjudged.data.run import Run
@@ -27,7 +27,7 @@ NONPOOL = -2  #: not in the qrels at all
 PAD = -3  #: past the end of the ranking
 
 
-@dataclass(eq=False)
+@plain
 class Pool:
     """Per-topic facts of the qrels for the evaluated topics.
 
@@ -144,7 +144,7 @@ def _ramp(sizes: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) - np.repeat(starts, sizes)
 
 
-@dataclass(eq=False)
+@plain
 class Judged:
     """A batch of judged rankings of one run over the evaluated topics.
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from unjudged._records import plain
 from unjudged.errors import InvalidOptionError
 from unjudged.measures import Measure
 
@@ -110,7 +110,7 @@ def aggregate_measures(values: np.ndarray, measures: list[Measure],
                      for i, m in enumerate(measures)], axis=-1)
 
 
-@dataclass(eq=False)
+@plain
 class RunResult:
     """One run's values: `values[t, m]` for topic t and measure m, and their aggregates."""
 
@@ -127,7 +127,7 @@ class RunResult:
             aggregate_measures(self.values, self.measures)
 
 
-@dataclass(eq=False)
+@plain
 class Results:
     """Results of several runs on the same measures."""
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from unjudged._records import frozen
 from unjudged.errors import FormatError
 from unjudged.io._source import data_lines
 
@@ -27,7 +27,7 @@ _INTEGER = re.compile(rb"[+-]?[0-9]+")
 GRADE_RANGE = (-(2**31), 2**31 - 1)
 
 
-@dataclass(frozen=True)
+@frozen
 class Layout:
     """What a line of a format holds: `columns` fields (more allowed with `extra_ok`), ids
     that must be UTF-8, the number's column and kind, and the fields that key a row: a key may

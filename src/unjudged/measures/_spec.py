@@ -12,11 +12,12 @@ import importlib
 import math
 import sys
 from collections.abc import Callable, ItemsView, Iterator, KeysView, ValuesView
-from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import field
+from typing import Any
 
 import numpy as np
 
+from unjudged._records import frozen
 from unjudged.errors import MeasureSpecError
 
 Kernel = Callable[..., np.ndarray]
@@ -25,69 +26,9 @@ AGGREGATES = ("mean", "sum", "gmean")
 
 
 GRADE_LIMITS = (-(2**31), 2**31 - 1)  # grades are 32-bit: an integer parameter's default range
-_T = TypeVar("_T", bound=type)
 
 
-if TYPE_CHECKING:
-    from typing_extensions import dataclass_transform
-else:
-    def dataclass_transform(**_: Any) -> Callable[[_T], _T]:
-        return lambda f: f
-
-
-@dataclass_transform(frozen_default=True, field_specifiers=(field,))
-def _frozen(cls: _T) -> _T:
-    """`@dataclass(frozen=True)`, its methods written once here: a keyword or positional
-    __init__ with the fields' defaults and __post_init__, repr, eq and hash over the fields, no
-    assignment. dataclass compiles those methods from source at every import, 3-8M instructions
-    a class, and these three classes load in every command (`dataclasses.replace` and `fields`
-    work: the class is a dataclass without them)."""
-    dataclass(init=False, repr=False, eq=False)(cls)  # fields(), replace(): in place
-    names = tuple(f.name for f in fields(cls))
-    defaults = {f.name: f.default for f in fields(cls) if f.default is not MISSING}
-    post_init = getattr(cls, "__post_init__", None)
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if len(args) > len(names):
-            raise TypeError(f"{cls.__name__}() takes {len(names)} arguments, not {len(args)}")
-        values = dict(zip(names, args, strict=False))  # the rest by keyword or default
-        for key, value in kwargs.items():
-            if key not in names or key in values:
-                raise TypeError(f"{cls.__name__}() got an unexpected or repeated argument {key!r}")
-            values[key] = value
-        for name in names:
-            if name not in values and name not in defaults:
-                raise TypeError(f"{cls.__name__}() missing argument {name!r}")
-            object.__setattr__(self, name, values[name] if name in values else defaults[name])
-        if post_init is not None:
-            post_init(self)
-
-    def key(self: Any) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in names)
-
-    def __eq__(self: Any, other: object) -> bool:
-        return key(self) == key(other) if other.__class__ is self.__class__ else NotImplemented
-
-    def __hash__(self: Any) -> int:
-        return hash(key(self))
-
-    def __repr__(self: Any) -> str:
-        shown = ", ".join(f"{name}={value!r}" for name, value in zip(names, key(self), strict=True))
-        return f"{cls.__qualname__}({shown})"
-
-    def __setattr__(self: Any, name: str, value: Any) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self: Any, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    for method in (__init__, __eq__, __hash__, __repr__, __setattr__, __delattr__):
-        method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
-        setattr(cls, method.__name__, method)
-    return cls
-
-
-@_frozen
+@frozen
 class Param:
     """One parameter of a measure family and its domain, which the parser enforces (so a
     kernel never meets a misspelt name, a persistence of 2 or a grade of 1.5).
@@ -192,7 +133,7 @@ JUDGED_ONLY = Param("judged_only", bool, False, "rank only the documents the qre
                     "so a cutoff counts judged documents)")
 
 
-@_frozen
+@frozen
 class MeasureSpec:
     """A measure family.
 
@@ -271,7 +212,7 @@ class MeasureSpec:
         raise KeyError(name)
 
 
-@_frozen
+@frozen
 class Measure:
     """A measure family with its parameters bound, e.g. ``nDCG@10`` or ``P(rel=2)@5``."""
 

@@ -7,19 +7,25 @@ how the per-topic values are aggregated and printed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from unjudged._records import frozen
 from unjudged.measures import Measure, parse_measure
-from unjudged.measures.prefs import NAMES as PREFS
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+#: unjudged.measures.prefs.NAMES, written out: importing that module (and its data module) for
+#: the names alone cost every call about 11M instructions (tests/test_startup.py checks the copy)
+PREFS = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+         "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
+         "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret",
+         "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp")
 
 #: what an output prints: a Measure, or a special ("special", key, params) computed by the caller
 Output = Measure | tuple[str, str, Any]
 
 
-@dataclass(frozen=True)
+@frozen
 class Family:
     """One trec_eval measure.
 
