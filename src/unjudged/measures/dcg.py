@@ -88,9 +88,13 @@ def _prefix_dcg(gain: np.ndarray) -> np.ndarray:
 
 
 def ndcg(j, cutoff=None, dcg="log2", gains=None):
-    got = gain_values(j.cut(cutoff), dcg, gains)  # an array of its own: divided in place
-    got /= discount(got.shape[-1])
-    got = got.sum(axis=-1)
+    rows = getattr(j, "rows", None)  # a sampled batch's few distinct rankings
+    if rows is not None:
+        # each distinct ranking's DCG once, gathered: the same row sums to the last bit
+        got = rows.per_row(("dcg", cutoff, dcg, gains),
+                           lambda table: _dcg(j.with_grades(table).cut(cutoff), dcg, gains))
+    else:
+        got = _dcg(j.cut(cutoff), dcg, gains)
     if cutoff is not None and not gains and cutoff > PAD_UP_TO:
         # past the deepest ideal ranking every grade gains 0: a cutoff beyond it reads no
         # more (nDCG@1000000 lays out no million positions; see cut_width). Asked only then:
@@ -105,6 +109,12 @@ def ndcg(j, cutoff=None, dcg="log2", gains=None):
     idcg = j.pool.memo(("ideal dcg", cutoff, dcg, gains), ideal) if gains or cutoff is None \
         else j.pool.ideal_memo(cutoff, ("dcg", dcg), ideal, lambda g: _dcg_of_ideal(g, dcg))
     return divide(got, idcg)
+
+
+def _dcg(grades: np.ndarray, dcg: str, gains: str | None) -> np.ndarray:
+    got = gain_values(grades, dcg, gains)  # an array of its own: divided in place
+    got /= discount(got.shape[-1])
+    return got.sum(axis=-1)
 
 
 def _ideal_dcg(j, cutoff, dcg, gains):

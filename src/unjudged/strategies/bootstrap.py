@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, overload
 
@@ -41,6 +41,7 @@ from unjudged.strategies.fill import available, max_grade, pool_counts, ranking_
 from unjudged.strategies.keys import combine, logistic, name_key, normals, uniforms
 from unjudged.strategies.position import PositionModel, topic_keys
 from unjudged.strategies.priors import MODEL_PRIORS, PRIORS, check_prior
+from unjudged.strategies.rows import SampledBatch, distinct_rows
 
 if TYPE_CHECKING:
     from unjudged.strategies.growth import Growth
@@ -190,13 +191,18 @@ def samples(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
             pool = how.growth.regrown(pool, got, base, rows)
         else:
             got = requests(keys, p, part.topics, rows, how, i0, i1, deep=deep)
-    out = {}
+    out: dict[bool, Judged] = {}
     for capped in kinds:
         grades = np.repeat(g[None], m, axis=0)
+        served = None
         if got is not None:
-            grades[:, rows, cols] = _served(got, rows, part, levels, capped, pool is not None)
-        batch = part.with_grades(grades)
-        out[capped] = batch if pool is None else replace(batch, pool=pool)
+            served = _served(got, rows, part, levels, capped, pool is not None)
+            grades[:, rows, cols] = served
+        # the batch's few distinct rankings, for kernels of a ranking alone (strategies.rows)
+        out[capped] = SampledBatch(part.run_name, part.topics, grades, part.length,
+                                   part.pool if pool is None else pool, part.retrieved,
+                                   part.policies, distinct_rows(g, grades, rows, cols,
+                                                                served, levels))
     return out
 
 
