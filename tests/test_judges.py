@@ -75,6 +75,14 @@ def test_score_interval_and_quantiles():
     assert hi[0] - 0.3 > 0.3 - lo[0] > 0
     q = score_quantile(value[:1], var[:1], fixed[:1], np.linspace(-4, 4, 81)[:, None])
     assert (np.diff(q[:, 0]) > 0).all()
+    # a flat share of the variance (nDCG's estimated ideal's) does not grow with the
+    # uncertain part: all of it flat is the normal interval, half of it lies between
+    flo, fhi = score_interval(value[:1], var[:1], fixed[:1], 0.9, 1.0)
+    assert (flo[0], fhi[0]) == pytest.approx((nlo[0], nhi[0]))
+    hlo, hhi = score_interval(value[:1], var[:1], fixed[:1], 0.9, 0.5)
+    assert nlo[0] < hlo[0] < lo[0] and nhi[0] < hhi[0] < hi[0]
+    q = score_quantile(value[:1], var[:1], fixed[:1], np.linspace(-4, 4, 81)[:, None], 0.5)
+    assert (np.diff(q[:, 0]) > 0).all()
 
 
 def test_lam_zero_is_the_audit_alone():

@@ -157,6 +157,10 @@ class _Cells:
     #: interval takes its variance as proportional to the rest (ppi.score_interval)
     fixed: np.ndarray | None = None
     ht_fixed: np.ndarray | None = None
+    #: the share of `var` that does not grow with the uncertain part (nDCG: its estimated
+    #: ideal's), kept flat in the score interval
+    flat: np.ndarray | None = None
+    ht_flat: np.ndarray | None = None
 
 
 def _linear(st: Setting, md: _Model, gv: np.ndarray, pair: np.ndarray, c: np.ndarray,
@@ -279,13 +283,19 @@ def _run_means(mx: _Measured, r: int) -> _Cells:
     else:  # a ratio outside [0, 1] counts at its value, with its variance uncapped
         value, ht = np.clip(mean(mx.raw), 0.0, 1.0), np.clip(mean(mx.raw_ht), 0.0, 1.0)
         cap = (RAW_BAND[1] - RAW_BAND[0]) ** 2 / 4.0  # a value within the band varies so much
-    var = mean(np.minimum(mx.raw_var, cap)) if mx.raw_var is not None else mean(x.var)
-    ht_var = mean(np.minimum(mx.raw_ht_var, cap)) if mx.raw_ht_var is not None else \
-        mean(x.ht_var)
+    cv = np.minimum(mx.raw_var, cap) if mx.raw_var is not None else x.var
+    hv = np.minimum(mx.raw_ht_var, cap) if mx.raw_ht_var is not None else x.ht_var
+    var, ht_var = mean(cv), mean(hv)
+
+    def share(part: np.ndarray | None, v: np.ndarray, total: np.ndarray) -> np.ndarray | None:
+        return None if part is None else np.divide(mean(part * v), total,
+                                                   out=np.ones(r), where=total > 0)
+
     return _Cells(value, var / nt, ht, ht_var / nt, mean(x.judged), x.lam,
                   np.bincount(run_of, weights=x.n * present, minlength=r),
                   fixed=None if x.fixed is None else mean(x.fixed),
-                  ht_fixed=None if x.ht_fixed is None else mean(x.ht_fixed))
+                  ht_fixed=None if x.ht_fixed is None else mean(x.ht_fixed),
+                  flat=share(x.flat, cv, var), ht_flat=share(x.ht_flat, hv, ht_var))
 
 
 def _rows(st: Setting, name: str, mx: _Measured, level: float) -> pd.DataFrame:
@@ -301,9 +311,13 @@ def bounds(x: _Cells, level: float, run_mean: bool
     measure linear in the gains (P, RBP) by ppi.score_interval (its variance growing with
     its uncertain part), the others and every cell normal."""
     if run_mean and x.fixed is not None and x.ht_fixed is not None:
-        return (*ppi.score_interval(x.value, x.var, x.fixed, level),
-                *ppi.score_interval(x.ht, x.ht_var, x.ht_fixed, level))
+        return (*ppi.score_interval(x.value, x.var, x.fixed, level, _or0(x.flat)),
+                *ppi.score_interval(x.ht, x.ht_var, x.ht_fixed, level, _or0(x.ht_flat)))
     return (*ppi.interval(x.value, x.var, level), *ppi.interval(x.ht, x.ht_var, level))
+
+
+def _or0(x: np.ndarray | None) -> np.ndarray | float:
+    return 0.0 if x is None else x
 
 
 def _cell_frame(st: Setting, name: str, x: _Cells, lam: np.ndarray, level: float,
@@ -380,22 +394,29 @@ def _ndcg_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
     value, ht = np.clip(raw, 0.0, 1.0), np.clip(raw_ht, 0.0, 1.0)
     glam = np.array([x.lam[0] for x in counts])
     slopes = ppi.expected_slopes(stack("value"), stack("var"), gain, depth)
+    flat: list[np.ndarray] = []
+    ht_flat: list[np.ndarray] = []
     parts = _ndcg_var(st, md, gv, grades, c, key, dcg.lam, glam, md.judge, dcg.value, ideal,
-                      slopes) if md.covered else \
+                      slopes, ideal_part=flat) if md.covered else \
         (np.zeros(cells), np.zeros(cells))
     ht_var = _ndcg_var(st, md, gv, grades, c, key, np.zeros(r), np.zeros(len(grades)),
                        md.pooled, dcg.ht, h_ideal,
                        ppi.expected_slopes(stack("ht"), stack("ht_var"), gain, depth),
-                       human=True) if md.covered else \
+                       human=True, ideal_part=ht_flat) if md.covered else \
         (np.full(cells, np.nan),) * 2
-    # no `fixed` part: nDCG's run means keep normal intervals. Nothing of a ratio is known
-    # exactly (the ideal is estimated): score intervals with the known documents' DCG over
-    # the ideal as the known part took the text collections' run means from 0.82-1.00 to
-    # 0.00-0.96 coverage (20 audits), and with 0 as the known part changed nothing
-    # (TREC-COVID, topic-biased judge, 10%: 0.841)
+    # run means get score intervals, as P's: the DCG's variance grows with its uncertain
+    # part (the DCG of the documents of U over the ideal; the qrels' documents' part is
+    # known), the estimated ideal's share of the variance stays flat (a score interval with
+    # all of it proportional took the text collections' run means, whose variance is mostly
+    # the ideal's, from 0.82-1.00 to 0.00-0.96 coverage)
     x = _Cells(value.ravel(), np.maximum(*parts), ht.ravel(), np.maximum(*ht_var),
                ratio(dcg.judged.reshape(r, t), j_ideal[None]).ravel(), dcg.lam, dcg.n, parts,
                ht_var)
+    if md.covered and dcg.fixed is not None:
+        known_dcg = dcg.fixed.reshape(r, t)
+        x.fixed = ratio(known_dcg, ideal[None]).ravel()
+        x.ht_fixed = ratio(known_dcg, h_ideal[None]).ravel()
+        x.flat, x.ht_flat = flat[0], ht_flat[0]
     present = np.bincount(key, minlength=cells) > 0
     return _Measured(x, run_of, present, gv, c, key, {
         "dcg": dcg.value, "ideal": ideal, "grades": grades, "glam": glam,
@@ -415,22 +436,23 @@ def _known_counts(st: Setting, grades: list[int]) -> np.ndarray:
 
 def _ndcg_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np.ndarray,
               key: np.ndarray, lam: np.ndarray, glam: np.ndarray, model: np.ndarray,
-              dcg: np.ndarray, ideal: np.ndarray, slopes: np.ndarray, human: bool = False
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """The grade model's variance and the audit's own estimate, per cell."""
+              dcg: np.ndarray, ideal: np.ndarray, slopes: np.ndarray, human: bool = False,
+              ideal_part: list[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The grade model's variance and the audit's own estimate, per cell (`ideal_part`
+    gets the share of the model's from the ideal's own variance)."""
     audited = st.pi > 0
     observed = np.zeros((st.pi.size, st.levels))
     observed[audited, st.audit_grade[audited]] = 1.0
     ws = np.where(audited, (1.0 - st.pi) * md.inv * md.inv, 0.0)
     args = (st, md, gv, grades, c, key, lam, glam)
-    return (_delta_var(*args, model, md.w * md.unknown, dcg, ideal, slopes, human),
+    return (_delta_var(*args, model, md.w * md.unknown, dcg, ideal, slopes, human, ideal_part),
             _delta_var(*args, observed, ws, dcg, ideal, slopes, human))
 
 
 def _delta_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np.ndarray,
                key: np.ndarray, lam: np.ndarray, glam: np.ndarray, model: np.ndarray,
                w: np.ndarray, dcg: np.ndarray, ideal: np.ndarray, slopes: np.ndarray,
-               human: bool) -> np.ndarray:
+               human: bool, ideal_part: list[np.ndarray] | None = None) -> np.ndarray:
     """Delta-method variance of DCG / ideal per cell. A document d of U with unknown grade y
     moves the cell's nDCG by z_d(y) = c_d (g(y) - lam f_d) / I - DCG / I^2 * q_d(y), where
     q_d(y) = sum_g slope_g (1{y = g} - lam_g f_dg) is its move of the ideal; the variance is
@@ -457,7 +479,11 @@ def _delta_var(st: Setting, md: _Model, gv: np.ndarray, grades: list[int], c: np
     cross = (pm * t1 * q[pair]).sum(axis=1)
     we = w[pair]
     part = np.bincount(key, weights=we * (own - 2.0 * beta[key] * cross), minlength=cells)
-    return np.maximum(part + quad, 0.0)
+    total = np.maximum(part + quad, 0.0)
+    if ideal_part is not None:  # the share of the ideal's own variance
+        ideal_part.append(np.clip(np.divide(quad, total, out=np.ones(cells), where=total > 0),
+                                  0.0, 1.0))
+    return total
 
 
 def _inverse_ideal(ideal: np.ndarray, dcg: np.ndarray, r: int, t: int) -> np.ndarray:
@@ -540,7 +566,8 @@ def _model_covariance(st: Setting, md: _Model, mx: _Measured) -> np.ndarray:
 
 
 def coupled_draws(variance: np.ndarray, cov: np.ndarray, mean: np.ndarray, b: int,
-                  seed: int, ident: str, fixed: np.ndarray | None = None) -> np.ndarray:
+                  seed: int, ident: str, fixed: np.ndarray | None = None,
+                  flat: np.ndarray | float = 0.0) -> np.ndarray:
     """(b, R) normal draws of the runs' means: marginal variances `variance` (the intervals'),
     correlations those of `cov` (runs whose model variance is 0 are uncorrelated), every run
     drawn in the same iterations (numpy's SeedSequence(seed, spawn_key=(crc32(ident),)))."""
@@ -566,7 +593,8 @@ def coupled_draws(variance: np.ndarray, cov: np.ndarray, mean: np.ndarray, b: in
         return mean[None, :] + normal
     # each run's marginal that of its score interval (ppi.score_quantile), the same copula
     return ppi.score_quantile(mean, variance, fixed,
-                              np.divide(normal, sd, out=np.zeros(normal.shape), where=sd > 0))
+                              np.divide(normal, sd, out=np.zeros(normal.shape), where=sd > 0),
+                              flat)
 
 
 @dataclass(eq=False)
@@ -608,7 +636,8 @@ def setting_draws(st: Setting, measures: list[Measure], b: int = 10_000, seed: i
         means = _run_means(mx, len(st.runs))
         cov = _model_covariance(st, md, mx)
         samples = coupled_draws(means.var, cov, means.value, b, seed,
-                                f"judge-ppi:{st.judge}:{m.name}", means.fixed)
+                                f"judge-ppi:{st.judge}:{m.name}", means.fixed,
+                                _or0(means.flat))
         out.append(JudgeDraws(st.judge, m.name, list(st.runs), means.value, samples))
     return out
 

@@ -149,8 +149,8 @@ def interval(value: np.ndarray, var: np.ndarray, level: float
     return value - half, value + half
 
 
-def score_interval(value: np.ndarray, var: np.ndarray, fixed: np.ndarray, level: float
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def score_interval(value: np.ndarray, var: np.ndarray, fixed: np.ndarray, level: float,
+                   flat: np.ndarray | float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The interval {theta: (value - theta)^2 <= z^2 v(theta)} with the variance proportional
     to the uncertain part of the value, v(theta) = var (theta - fixed) / (value - fixed), as
     the Wilson interval of a proportion takes p (1 - p) at the p tested. The uncertain part
@@ -164,6 +164,10 @@ def score_interval(value: np.ndarray, var: np.ndarray, fixed: np.ndarray, level:
     is right on average; the normal intervals covered 0.79). With v(theta) growing with
     theta the interval reaches further above a low estimate than below a high one.
 
+    `flat` (in [0, 1]): the share of `var` that does not grow with the uncertain part (nDCG:
+    its estimated ideal's), v(theta) = flat var + (1 - flat) var (theta - fixed) / (value -
+    fixed); 1 gives the normal interval.
+
     Example: an estimate 0.1 above its known part with variance 0.01 reaches further up
     than down (0.1 -+ 0.164 for the normal interval):
         >>> lo, hi = score_interval(np.array([0.3]), np.array([0.01]), np.array([0.2]), 0.9)
@@ -173,18 +177,21 @@ def score_interval(value: np.ndarray, var: np.ndarray, fixed: np.ndarray, level:
     from statistics import NormalDist
 
     z = NormalDist().inv_cdf(0.5 + level / 2.0)
-    return score_quantile(value, var, fixed, -z), score_quantile(value, var, fixed, z)
+    return (score_quantile(value, var, fixed, -z, flat),
+            score_quantile(value, var, fixed, z, flat))
 
 
-def score_quantile(value: np.ndarray, var: np.ndarray, fixed: np.ndarray, z: np.ndarray | float
-                   ) -> np.ndarray:
+def score_quantile(value: np.ndarray, var: np.ndarray, fixed: np.ndarray, z: np.ndarray | float,
+                   flat: np.ndarray | float = 0.0) -> np.ndarray:
     """The theta whose standardised distance from the value, (theta - value) / sqrt(v(theta))
     with v as in score_interval, is z (broadcast): increasing in z, the value at z = 0, the
     score interval's bounds at -+ z. Coupled draws map standard normal draws through it, so
     that P(A > B) and rank intervals come from the intervals' own distributions."""
-    var = np.maximum(var, 0.0)
+    flat = np.clip(flat, 0.0, 1.0) * np.maximum(var, 0.0)
+    var = np.maximum(var, 0.0) - flat
     a = np.maximum(value - fixed, np.sqrt(var))
-    k = np.asarray(z) ** 2 * np.divide(var, a, out=np.zeros(np.shape(a)), where=a > 0)
+    z2 = np.asarray(z) ** 2
+    k = z2 * np.divide(var, a, out=np.zeros(np.shape(a)), where=a > 0)
     mid = a + k / 2.0
-    half = np.sqrt(np.maximum(mid * mid - a * a, 0.0))
+    half = np.sqrt(np.maximum(mid * mid - a * a + z2 * flat, 0.0))
     return value + mid + np.sign(z) * half - a
