@@ -55,3 +55,22 @@ def test_fingerprints_of_slices_chunks_large_strings_and_empty_strings():
     assert fingerprints(pa.array([], pa.string())).size == 0
     # a byte that a shorter id's zero padding could be mistaken for
     assert fingerprints(pa.array(["a", "a\0"])).tolist() == [_defined("a"), _defined("a\0")]
+
+
+def test_byte_rows_of_any_rows_from_any_byte_zero_padded():
+    from unjudged.data._strings import byte_rows
+
+    rng = np.random.default_rng(5)
+    ids = _ids(rng, 400)
+    column = pa.chunked_array([pa.array(ids[:150]), pa.array(ids[150:])])
+    raw = [s.encode() for s in ids]
+    for rows, width, start in ((None, None, 0), (rng.permutation(400)[:90], 16, 0),
+                               (np.sort(rng.choice(400, 50, replace=False)), 24, 8),
+                               (np.array([399, 0, 399]), 8, 3 * 8)):
+        mat, lengths = byte_rows(column, rows, width, start)
+        picked = range(400) if rows is None else rows.tolist()
+        wide = mat.shape[1]
+        assert wide % 8 == 0 and (width is None or wide == width)
+        assert lengths.tolist() == [len(raw[r]) for r in picked]
+        assert [bytes(row) for row in mat] == [raw[r][start : start + wide].ljust(wide, b"\0")
+                                               for r in picked]

@@ -233,29 +233,25 @@ def _word_width(lengths: np.ndarray) -> int:
     return max(8, -(-int(lengths.max(initial=1)) // 8) * 8)
 
 
-def _byte_matrix(arr: pa.Array, width: int | None = None, rows: np.ndarray | None = None,
-                 start: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """(rows x width uint8 matrix of each string's bytes from byte `start` on, zero-padded;
-    lengths), of all the strings of `arr` or of those at `rows`.
-
-    `width` defaults to the longest string rounded up to whole 8-byte words."""
+def _word_matrix(arr: pa.Array, width: int, rows: np.ndarray | None = None,
+                 start: int = 0) -> np.ndarray:
+    """(rows x width/8) little-endian words of each string's bytes from byte `start` on,
+    zero-padded (viewed as bytes: the strings' bytes), of all the strings of `arr` or of those
+    at `rows`; `width` is whole 8-byte words. Each column is one unaligned gather from the data
+    buffer (see _word_at): no index matrix of a byte each."""
     offsets = string_offsets(arr)
-    data = arr.buffers()[2]
-    buf = (np.frombuffer(data, dtype=np.uint8)  # type: ignore[call-overload]  # see _chunk_numpy
-           if data is not None and data.size else np.zeros(1, np.uint8))  # all strings empty
     if rows is None:
-        starts, lengths = offsets[:-1], np.diff(offsets)
+        at, left = offsets[:-1].astype(np.intp), np.diff(offsets).astype(np.intp)
     else:
-        starts = offsets[rows]
-        lengths = offsets[rows + 1] - starts
-    if width is None:
-        width = _word_width(lengths)
-    cols = np.arange(start, start + width, dtype=offsets.dtype)
-    pos = starts[:, None] + cols  # 32-bit for Arrow's string type, 64-bit for large_string
-    np.minimum(pos, max(buf.size - 1, 0), out=pos)
-    mat = buf[pos]
-    mat[cols[None, :] >= lengths[:, None]] = 0
-    return mat, lengths
+        at = offsets[rows].astype(np.intp)
+        left = offsets[rows + 1] - at
+    at += start
+    left -= start
+    words, last = _words_of(arr)
+    mat = np.empty((at.size, width // 8), dtype=np.uint64)
+    for j in range(width // 8):
+        mat[:, j] = _word_at(words, last, at + 8 * j, left - 8 * j, ordered=rows is None)
+    return mat
 
 
 @overload
@@ -270,11 +266,12 @@ def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None
               width: int | None = None, start: int = 0, widest: int | None = None
               ) -> tuple[np.ndarray | None, np.ndarray]:
     """(matrix, int64 lengths) of the strings at `rows` of `column` (all when None): row i
-    holds string i's bytes, zero-padded to `width` bytes (default: the longest string, rounded
-    up to whole 8-byte words, so that the matrix can be viewed as 64-bit words).
+    holds string i's bytes, zero-padded to `width` bytes, a multiple of 8 (default: the
+    longest string, rounded up to whole 8-byte words, so that the matrix can be viewed as
+    64-bit words).
 
     Works through chunks and slices of at most 32k strings (fewer for wide rows), so the
-    temporary index matrix stays small. With `start`, the matrix holds bytes from `start` on.
+    temporaries stay small. With `start`, the matrix holds bytes from `start` on.
     With `widest` (and no `width`), the matrix is None when a string is longer than that.
     """
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
@@ -290,28 +287,35 @@ def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None
         total = rows.size
     lengths = np.zeros(total, dtype=np.int64)
     spans = []  # (chunk, the matrix rows it fills, its own rows or None for all of them)
+    where: slice | np.ndarray
     for c, sel, base in picks:
         ends = string_offsets(c)
         if sel is None:
-            sel = np.arange(int(base), int(base) + len(c))
-            lengths[sel] = np.diff(ends)
-            spans.append((c, sel, None))
+            where = slice(int(base), int(base) + len(c))
+            lengths[where] = np.diff(ends)
+            spans.append((c, where, None))
         elif sel.size and rows is not None:  # (rows are given whenever sel is)
             local = rows[sel] - base
-            lengths[sel] = ends[local + 1] - ends[local]
-            spans.append((c, sel, local))
+            # (sel increases: a run of consecutive positions is written as a slice)
+            where = slice(int(sel[0]), int(sel[-1]) + 1) if sel[-1] - sel[0] + 1 == sel.size \
+                else sel
+            lengths[where] = ends[local + 1] - ends[local]
+            spans.append((c, where, local))
     if width is None:
         width = _word_width(lengths)
         if widest is not None and width > widest:
             return None, lengths
-    mat = np.zeros((total, width), dtype=np.uint8)
+    words = np.empty((total, width // 8), dtype=np.uint64)
     step = max(1, min(1 << 15, _STEP_BYTES // max(width, 1)))
-    for c, out_rows, local in spans:
-        for a in range(0, out_rows.size, step):
+    for c, where, local in spans:
+        size = len(c) if local is None else local.size
+        for a in range(0, size, step):
             part = c.slice(a, step) if local is None else c
-            mat[out_rows[a : a + step]], _ = _byte_matrix(
-                part, width, None if local is None else local[a : a + step], start)
-    return mat, lengths
+            dest = (slice(where.start + a, min(where.start + a + step, where.stop))
+                    if isinstance(where, slice) else where[a : a + step])
+            words[dest] = _word_matrix(part, width, None if local is None else local[a : a + step],
+                                       start)
+    return words.view(np.uint8), lengths
 
 
 def equal_strings(left: pa.ChunkedArray | pa.Array, left_rows: np.ndarray,
@@ -419,16 +423,19 @@ def _words_of(arr: pa.Array) -> tuple[np.ndarray, int]:
     return words, buf.size - 8
 
 
-def _word_at(words: np.ndarray, last: int, starts: np.ndarray, lengths: np.ndarray
-             ) -> np.ndarray:
-    """The first min(length, 8) bytes (lengths >= 0) from each start, zero-padded, as
-    little-endian words; `starts` in increasing order. A start in the buffer's last 7 bytes
-    (the end of a suffix of `starts`) reads the last word and shifts its bytes down."""
-    tail = int(np.searchsorted(starts, last, side="right"))
-    h = words[starts if tail == starts.size else np.minimum(starts, last)]
-    if tail < starts.size:  # (numpy's shift by 64 bits or more gives 0)
-        h[tail:] >>= ((starts[tail:] - last) * 8).astype(np.uint64)
-    h &= _LOW[np.minimum(lengths, 8)]
+def _word_at(words: np.ndarray, last: int, starts: np.ndarray, lengths: np.ndarray,
+             ordered: bool = True) -> np.ndarray:
+    """The first min(length, 8) bytes (none for a length <= 0) from each start, zero-padded,
+    as little-endian words. A start in the buffer's last 7 bytes reads the last word and
+    shifts its bytes down; `ordered` says the starts increase, so those are a suffix."""
+    if ordered:
+        tail = np.arange(int(np.searchsorted(starts, last, side="right")), starts.size)
+    else:
+        tail = np.flatnonzero(starts > last)
+    h = words[np.minimum(starts, last) if tail.size else starts]
+    if tail.size:  # (numpy's shift by 64 bits or more gives 0)
+        h[tail] >>= ((starts[tail] - last) * 8).astype(np.uint64)
+    h &= _LOW[np.clip(lengths, 0, 8)]
     return h
 
 

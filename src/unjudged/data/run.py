@@ -219,9 +219,13 @@ def _order_ties(tcode, score, docno, direction: _Order) -> np.ndarray | None:
     in_tie[1:] |= eq
     in_tie[:-1] |= eq
     rows = np.flatnonzero(in_tie)
-    starts = np.ones(n, dtype=bool)
-    starts[1:] = ~eq
-    group = np.cumsum(starts, dtype=index_type(n))[rows]
+    del in_tie
+    # a tied row opens a group unless it ties with the row before (counted on the tied rows
+    # alone, not on all n)
+    first = np.ones(rows.size, dtype=bool)
+    later = rows[1:] if rows[0] == 0 else rows
+    first[rows.size - later.size :] = ~eq[later - 1]
+    group = np.cumsum(first, dtype=index_type(n))
     mat, lengths = byte_rows(docno, rows, widest=WINDOW)
     if mat is None:  # a long docno: no matrix as wide as it
         idx = _sort_long_ties(group, docno, rows, direction)

@@ -343,28 +343,28 @@ def _score_key(column, ties: TieBreak, path: str, data: Any) -> tuple[Any, np.nd
             row, msg = first_bad_float(column.to_pylist())
             raise row_error(path, data, row, msg + ", expected a number in column 5",
                             _rules(ties)) from None
-    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     kind = np.float32 if ties == "trec_eval9" else np.float64
-    keys, base = [], 0
-    for c in chunks:
-        values = numpy_of(c)
-        finite = np.isfinite(values)
-        if not finite.all():
-            row = base + int(np.flatnonzero(~finite)[0])
+    values = numpy_of(column)  # one copy of the chunks (none for one chunk)
+    for lo in range(0, values.size, _STEP):  # slices: the check's temporaries stay small
+        part = values[lo : lo + _STEP]
+        if not np.isfinite(part).all():
+            row = lo + int(np.flatnonzero(~np.isfinite(part))[0])
             line = line_of_row(data, row)
-            text = field_text(data, line, 4) if data is not None else str(values[row - base])
+            text = field_text(data, line, 4) if data is not None else str(values[row])
             raise row_error(path, data, row, f"score {text!r} is not a finite number",
                             _rules(ties))
+    if values.dtype == kind:
+        key = values
+    else:
         with np.errstate(over="ignore"):  # beyond float's range: inf, as trec_eval's C cast
-            keys.append(values.astype(kind))
-        base += len(c)
-    key = np.concatenate(keys) if keys else np.zeros(0, dtype=kind)
+            key = values.astype(kind)
     if column.type != pa.float64():
         return numpy_of(column).astype(np.float64), key
     return column, key
 
 
-# a score's text (unjudged.io._validate's rule, anchored for Arrow's regex engine)
+#: rows a slice of the score check (its temporaries stay in cache)
+_STEP = 1 << 16
 
 
 def _ranks(column, path: str, data: Any) -> np.ndarray:
