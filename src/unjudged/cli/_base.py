@@ -6,13 +6,18 @@ assembled completely before anything is written, so a failure leaves nothing hal
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
 
 from unjudged import __version__
 from unjudged.cli import _checks
+
+# fail, lean_arrow and say live in cli._process (no click); the command modules take them here
+from unjudged.cli._process import fail as fail
+from unjudged.cli._process import guarded
+from unjudged.cli._process import lean_arrow as lean_arrow
+from unjudged.cli._process import say as say
 from unjudged.policies import NEGATIVES, TIE_BREAKS
 from unjudged.strategies.priors import (
     CAPS,
@@ -25,52 +30,6 @@ from unjudged.strategies.priors import (
 )
 
 FORMATS = ("table", "tsv", "csv", "jsonl", "trec")
-
-
-def lean_arrow() -> None:
-    """Give Arrow the C library's allocator for this process, unless the user chose one.
-
-    Arrow's default (mimalloc) keeps freed blocks per thread; reading many runs one after the
-    other then costs up to a third more peak memory, at no measurable gain in speed. A library
-    user's process is left alone: only the commands set this.
-    """
-    if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
-        _one_malloc_arena()
-        import pyarrow as pa
-
-        pa.set_memory_pool(pa.system_memory_pool())
-
-
-def _one_malloc_arena() -> None:
-    """Let every thread share glibc's main malloc arena, unless the user set MALLOC_ARENA_MAX.
-
-    Arrow's reader threads and the qrels-lookup thread otherwise each get an arena of their own,
-    and memory freed in one is not reused by the others: a third more peak memory on small
-    inputs (179 MB against 150 MB for 10 runs of 250k lines), at no measurable cost in speed.
-    Must run before those threads start; a no-op where the C library is not glibc.
-    """
-    if "MALLOC_ARENA_MAX" in os.environ or not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-8, 1)  # M_ARENA_MAX
-    except (OSError, AttributeError):
-        pass
-
-
-def say(line: str) -> None:
-    """One line on stderr, with control and bidi characters (from run names, ids, paths)
-    shown as escapes: a name can neither break the line nor rewrite the terminal."""
-    from unjudged.report.rows import terminal_text
-
-    click.echo(terminal_text(line), err=True)
-
-
-def fail(message: str) -> None:
-    say(f"unjudged: error: {message}")
-    sys.exit(2)
 
 
 def check_suffix(path: str | None, suffixes: tuple[str, ...], option: str,
@@ -153,36 +112,7 @@ class _Group(click.Group):
         return self._commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context):
-        import warnings
-
-        from unjudged.cli._signals import Signalled, stopped_by_signals
-        from unjudged.errors import UnjudgedError, UnjudgedWarning
-
-        try:
-            with warnings.catch_warnings(), stopped_by_signals():
-                warnings.simplefilter("always", UnjudgedWarning)
-                warnings.showwarning = _show_note
-                return super().invoke(ctx)
-        except UnjudgedError as exc:
-            fail(str(exc))
-        except Signalled as stop:
-            say(f"unjudged: stopped by {stop.name}")
-            sys.exit(128 + stop.signum)  # as a shell reports a process the signal killed
-        except BrokenPipeError:
-            sys.stderr.close()
-            sys.exit(0)
-
-
-def _show_note(message, category, filename, lineno, file=None, line=None) -> None:
-    """The library's notes as one `unjudged: note:` line; other warnings as Python shows them."""
-    from unjudged.errors import UnjudgedWarning
-
-    if issubclass(category, UnjudgedWarning):
-        say(f"unjudged: note: {message}")
-    else:
-        import warnings
-
-        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+        return guarded(lambda: super(_Group, self).invoke(ctx))
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

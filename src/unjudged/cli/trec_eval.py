@@ -1,11 +1,13 @@
 """`unjudged trec_eval`, in a module of its own: a shell loop calls it once per run file, so it
-loads only what it needs (not eval's and estimate's options, strategies and judges)."""
+loads only what it needs (not eval's and estimate's options, strategies and judges). The work
+is cli._fast.trec_eval, which `python -m unjudged trec_eval` runs without click for plain
+command lines."""
 
 from __future__ import annotations
 
 import click
 
-from unjudged.cli._base import lean_arrow, main, write_output
+from unjudged.cli._base import main
 from unjudged.cli._checks import below_2_63
 
 
@@ -34,24 +36,7 @@ def trec_eval_cmd(qrels, run, per_query, complete, nosummary, measures, depth, r
                   judged_only, zscores, rel_format, ties) -> None:
     """Drop-in replacement for trec_eval 10.0: byte-identical output (--ties trec_eval9 for
     trec_eval 9's rankings)."""
-    lean_arrow()
-    from unjudged.io import read_qrels, read_run
-    from unjudged.policies import Policies
-    from unjudged.trec_eval._run import read_zscores, run_trec_eval
+    from unjudged.cli._fast import trec_eval
 
-    pol = Policies(ties=ties, complete=complete, rel_level=rel_level, depth=depth,
-                   judged_only=judged_only)
-    z = read_zscores(zscores) if zscores else None
-    if rel_format != "qrels":
-        from unjudged.io.prefs import read_prefs
-        from unjudged.trec_eval._prefs import run_trec_eval_prefs
-
-        text = run_trec_eval_prefs(read_run(run, ties=ties), read_prefs(qrels, rel_format),
-                                   list(measures), pol, per_query=per_query,
-                                   summary=not nosummary, zscores=z)
-        write_output(text, None)
-        return
-    q = read_qrels(qrels)
-    text = run_trec_eval(read_run(run, ties=ties, qrels=q), q, list(measures), pol,
-                         per_query=per_query, summary=not nosummary, zscores=z)
-    write_output(text, None)
+    trec_eval(qrels, run, per_query, complete, nosummary, measures, depth, rel_level,
+              judged_only, zscores, rel_format, ties)
