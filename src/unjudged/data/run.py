@@ -154,10 +154,23 @@ def ranking_order(tcode: np.ndarray, score: np.ndarray, docno: pa.ChunkedArray |
     if moves is not False and _within(tcode, score[1:] <= score[:-1]):
         # the usual file: each topic's lines together, scores descending (topics in any order).
         # Whole blocks move, and only runs of tied scores need sorting.
-        inner = _order_ties(tcode, score, docno, direction)
-        if inner is None:
+        sorted_ties = _order_ties(tcode, score, docno, direction)
+        if sorted_ties is None:
             return moves
-        return inner if moves is None else inner[moves]
+        rows, placed = sorted_ties
+        if moves is None:
+            order = np.arange(n, dtype=index_type(n))
+            order[rows] = placed
+            return order
+        # the tie order composed with the block moves, written over the moves: a full tie
+        # order and its gather by the moves were two more arrays of n rows, the peak of
+        # reading a 7M-line run
+        tied = np.zeros(n, dtype=bool)
+        tied[rows] = True
+        at = np.flatnonzero(tied[moves])
+        del tied
+        moves[at] = placed[np.searchsorted(rows, moves[at])]
+        return moves
     if n <= _NUMPY_SORT_ROWS:
         mat, lengths = byte_rows(docno, widest=WINDOW)
         if mat is not None:
@@ -203,14 +216,18 @@ def _block_order(n: int, starts: np.ndarray, codes: np.ndarray
     sizes = sizes[by_topic]
     new_starts = np.cumsum(sizes) - sizes
     it = index_type(n)
-    return (np.repeat((starts[by_topic] - new_starts).astype(it), sizes) +
-            np.arange(n, dtype=it))
+    moves = np.repeat((starts[by_topic] - new_starts).astype(it), sizes)
+    for lo in range(0, n, 1 << 16):  # + arange(n), a slice at a time: no second array of n
+        moves[lo : lo + (1 << 16)] += np.arange(lo, min(lo + (1 << 16), n), dtype=it)
+    return moves
 
 
-def _order_ties(tcode, score, docno, direction: _Order) -> np.ndarray | None:
+def _order_ties(tcode, score, docno, direction: _Order
+                ) -> tuple[np.ndarray, np.ndarray] | None:
     """Rows grouped by topic and by descending score: sort only the runs of tied scores by
-    docno (usually a few percent of the rows) instead of the whole run. None when the tied
-    rows are in order already."""
+    docno (usually a few percent of the rows) instead of the whole run. (the tied rows, in
+    increasing order; the row each place among them takes), or None when they are in order
+    already."""
     n = tcode.size
     eq = (tcode[1:] == tcode[:-1]) & (score[1:] == score[:-1])
     if not eq.any():
@@ -235,9 +252,7 @@ def _order_ties(tcode, score, docno, direction: _Order) -> np.ndarray | None:
         idx = _sort_groups(group, keys[1]) if len(keys) == 2 else np.lexsort((*keys, group))
     if np.array_equal(idx, np.arange(idx.size)):
         return None
-    order = np.arange(n, dtype=index_type(n))
-    order[rows] = rows[idx]
-    return order
+    return rows, rows[idx].astype(index_type(n))
 
 
 def _sort_long_ties(group: np.ndarray, docno, rows: np.ndarray, direction: _Order
