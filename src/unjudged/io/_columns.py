@@ -45,7 +45,7 @@ from unjudged.io._validate import Layout, first_bad_line
 # dictionaries intern them without Arrow's compute functions (see unjudged.data._strings)
 TOPIC_TYPE = pa.dictionary(pa.int32(), pa.string())
 
-_COMMENT = re.compile(rb"^[ \t\v\f]*#[^\n]*(\n|$)", re.M)
+_COMMENT = rb"(?m)^[ \t\v\f]*#[^\n]*(\n|$)"  # compiled on first use (files with comments)
 _BLANKS = b" \t\r\v\f"
 # with a space delimiter no other blank may occur, with a tab delimiter no other either
 _FOREIGN = {" ": (b"\t", b"\v", b"\f"), "\t": (b" ", b"\v", b"\f")}
@@ -298,7 +298,7 @@ def read_columns(data: bytes, path: str, names: list[str], layout: Layout | str,
         raise too_long(path, line_number_at(data, over), max_line_length())
     data = unify_line_ends(data, start)
     if _has_comments(data):
-        data = _COMMENT.sub(lambda m: b"\n" if m.group(1) else b"", data)
+        data = re.sub(_COMMENT, lambda m: b"\n" if m.group(1) else b"", data)
     if not data or data.isspace():
         raise InputError(path, f"empty file, expected lines of `{text}`")
     delimiter = _delimiter(data)

@@ -22,8 +22,9 @@ from unjudged._records import frozen
 from unjudged.errors import FormatError
 from unjudged.io._source import data_lines
 
-_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_INTEGER = re.compile(rb"[+-]?[0-9]+")
+# compiled on first use (re caches them): only a refused field needs them
+_DECIMAL = rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_INTEGER = rb"[+-]?[0-9]+"
 GRADE_RANGE = (-(2**31), 2**31 - 1)
 
 
@@ -66,7 +67,7 @@ def score_problem(text: bytes | str) -> str | None:
     shown = raw.decode("utf-8", "replace")
     if raw.lower().lstrip(b"+-") in (b"nan", b"inf", b"infinity"):
         return f"score {shown!r} is not a finite number"
-    if not _DECIMAL.fullmatch(raw):
+    if not re.fullmatch(_DECIMAL, raw):
         return f"score {shown!r} is not a number"
     if not math.isfinite(float(raw)):
         return f"score {shown!r} is not a finite number"
@@ -81,7 +82,7 @@ def grade_problem(text: bytes | str, what: str = "grade") -> str | None:
     """
     raw = text.encode("utf-8", "replace") if isinstance(text, str) else text
     shown = raw.decode("utf-8", "replace")
-    if not _INTEGER.fullmatch(raw):
+    if not re.fullmatch(_INTEGER, raw):
         taken = re.match(rb"\s*[+-]?[0-9]*", raw)  # what C's atol would take (always matches)
         lead = taken.group() if taken else b""
         atol = int(lead) if lead.strip(b" +-") else 0

@@ -58,13 +58,15 @@ _REASONS = {
     errno.ENXIO: "no reader or device behind it",
 }
 
-_HOST = re.sub(r"[^A-Za-z0-9]", "_", socket.gethostname()) or "host"
-_TEMP = re.compile(r"\.unjudged-(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)-[0-9a-f]+\.tmp\Z")
+_HOST = "".join(c if c.isascii() and c.isalnum() else "_" for c in socket.gethostname()) or "host"
+# patterns compiled on first use (re caches them): each costs 1-3M instructions, and a call
+# that writes to stdout uses none of them
+_TEMP = r"\.unjudged-(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)-[0-9a-f]+\.tmp\Z"
 # Left by versions before this writer (no pid in the name): removed once clearly abandoned.
-_OLD_TEMP = re.compile(r"\.unjudged-[a-z0-9_]{8}(\.[A-Za-z0-9]+)?\Z")
+_OLD_TEMP = r"\.unjudged-[a-z0-9_]{8}(\.[A-Za-z0-9]+)?\Z"
 _OLD_AGE = 3600.0
-_FD_ALIAS = re.compile(r"/dev/(?:(?P<std>stdout|stderr)|fd/(?P<fd>\d+))"
-                       r"|/proc/(?P<pid>self|thread-self|\d+)/fd/(?P<pfd>\d+)")
+_FD_ALIAS = (r"/dev/(?:(?P<std>stdout|stderr)|fd/(?P<fd>\d+))"
+             r"|/proc/(?P<pid>self|thread-self|\d+)/fd/(?P<pfd>\d+)")
 #: Tests set this to False to exercise the fallback for file systems without O_TMPFILE.
 USE_O_TMPFILE = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
 _CHUNK = 1 << 20
@@ -253,7 +255,7 @@ def _sink(path: str) -> _Sink:
         raise OutputError(path, "empty file name")
     if path == "-":
         return _Descriptor(path, -1)
-    alias = _FD_ALIAS.fullmatch(path)
+    alias = re.fullmatch(_FD_ALIAS, path)
     if alias and alias["pid"] not in (None, "self", "thread-self", str(os.getpid())):
         alias = None  # another process's descriptor: an ordinary (special) file
     if alias:
@@ -609,12 +611,12 @@ def _sweep(folder: str) -> None:
     for entry in entries:
         if not entry.name.startswith(".unjudged-"):
             continue
-        m = _TEMP.match(entry.name)
+        m = re.match(_TEMP, entry.name)
         try:
             if m:
                 stale = m["host"] == _HOST and not _alive(int(m["pid"]))
             else:
-                stale = bool(_OLD_TEMP.match(entry.name)) and \
+                stale = bool(re.match(_OLD_TEMP, entry.name)) and \
                     now - entry.stat(follow_symlinks=False).st_mtime > _OLD_AGE
             if stale and entry.is_file(follow_symlinks=False):
                 os.unlink(entry.path)
