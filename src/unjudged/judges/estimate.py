@@ -416,7 +416,15 @@ def _ndcg_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
         known_dcg = dcg.fixed.reshape(r, t)
         x.fixed = ratio(known_dcg, ideal[None]).ravel()
         x.ht_fixed = ratio(known_dcg, h_ideal[None]).ravel()
-        x.flat, x.ht_flat = flat[0], ht_flat[0]
+        # a cell with no qrels document in it keeps all of its variance flat: the coupling
+        # the score interval models (an audit missing the few relevant documents of U gives
+        # a low estimate and a low variance) is that of a sparse U on top of a known part;
+        # where U is all of the cell (DL 2023: no qrels) the error and the sd correlate
+        # -0.05 to -0.40 and the score interval's reach upward missed the run the judge
+        # ranked (own-judge run means, 5%, 200 audits: 0.87 -> 0.83)
+        none = known_dcg.ravel() <= 0
+        x.flat = np.where(none, 1.0, flat[0])
+        x.ht_flat = np.where(none, 1.0, ht_flat[0])
     present = np.bincount(key, minlength=cells) > 0
     return _Measured(x, run_of, present, gv, c, key, {
         "dcg": dcg.value, "ideal": ideal, "grades": grades, "glam": glam,
