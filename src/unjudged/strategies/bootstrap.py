@@ -264,10 +264,11 @@ def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarra
             # of the same topics shares: _shift_table keeps it), else those only
             used = np.flatnonzero(np.bincount(rows, minlength=len(topics)))
             if 2 * used.size >= len(topics):
-                variate -= _shifts(topics, how, i0, i1)[:, rows]
+                variate -= np.take(_shifts(topics, how, i0, i1), rows, axis=1)
             else:
                 at = np.searchsorted(used, rows)
-                variate -= _shifts([topics[t] for t in used.tolist()], how, i0, i1)[:, at]
+                variate -= np.take(_shifts([topics[t] for t in used.tolist()], how, i0, i1), at,
+                                   axis=1)
         if deep is not None and how.shared_spread and deep.any():
             variate[:, deep] -= depth_shifts(how.seed, how.shared_spread, i0, i1)[:, None]
         if run_shift is not None:

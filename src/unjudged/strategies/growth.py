@@ -472,7 +472,8 @@ def _laid(counts: np.ndarray, width: int
     if coded is None:
         return _lay_rows(_above(counts), w), None
     table, code = coded
-    return table[code], coded
+    # take, not table[code]: the same rows, 4x faster (fancy indexing of rows is slow)
+    return np.take(table, code, axis=0), coded
 
 
 def _laid_codes(counts: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -546,7 +547,7 @@ class GrownPool(Pool):
                 # run recomputes its batch's pool, and this is most of it (a row's value is
                 # the same whichever other rows it is computed with)
                 table, code = self.rows
-                self._best[k] = of_rows(table[:, :depth])[code]
+                self._best[k] = np.take(of_rows(table[:, :depth]), code)
             else:
                 self._best[k] = make()
         return self._best[k]
