@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, overload
 
@@ -198,11 +198,16 @@ def samples(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
         if got is not None:
             served = _served(got, rows, part, levels, capped, pool is not None)
             grades[:, rows, cols] = served
-        # the batch's few distinct rankings, for kernels of a ranking alone (strategies.rows)
-        out[capped] = SampledBatch(part.run_name, part.topics, grades, part.length,
-                                   part.pool if pool is None else pool, part.retrieved,
-                                   part.policies, distinct_rows(g, grades, rows, cols,
-                                                                served, levels))
+        if type(part) is Judged:
+            # the batch's few distinct rankings, for kernels of a ranking alone
+            # (strategies.rows)
+            out[capped] = SampledBatch(part.run_name, part.topics, grades, part.length,
+                                       part.pool if pool is None else pool, part.retrieved,
+                                       part.policies, distinct_rows(g, grades, rows, cols,
+                                                                    served, levels))
+        else:  # a batch with more per document (subtopics) keeps its own kind
+            batch = part.with_grades(grades)
+            out[capped] = batch if pool is None else replace(batch, pool=pool)
     return out
 
 
