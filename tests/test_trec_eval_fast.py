@@ -70,3 +70,29 @@ def test_parse_reads_as_click_does():
     for declined in (["q", "r", "s"], ["-x", "q", "r"], ["--ties", "docno", "q", "r"],
                      ["-R", "prefs", "-R", "qrels", "q", "r"]):
         assert parse(declined) is None
+
+
+def test_console_script_takes_the_plain_path_too():
+    """The installed `unjudged` script enters through cli.entry (pyproject's
+    [project.scripts]), which tries the plain trec_eval path before click."""
+    from pathlib import Path
+
+    import tomllib
+
+    data = need(TREC_EVAL)
+    root = Path(__file__).resolve().parent.parent
+    scripts = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"unjudged": "unjudged.cli:entry"}
+    code = ("import sys\nsys.argv = ['unjudged', 'trec_eval', *sys.argv[1:]]\n"
+            "from unjudged.cli import entry\n"
+            "try:\n    entry()\nexcept SystemExit as e:\n    assert e.code == 0, e.code\n"
+            "print('click' in sys.modules, file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code, str(data / "qrels.test"),
+                          str(data / "results.test")], capture_output=True, text=True)
+    assert out.stdout == (data / "out.test").read_text()
+    assert out.stderr.strip() == "False"
+    # anything else is click's: its usage error, exit 2
+    code = ("import sys\nsys.argv = ['unjudged', 'trec_eval', 'only-one-file']\n"
+            "from unjudged.cli import entry\nentry()")
+    bad = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Usage:" in bad.stderr

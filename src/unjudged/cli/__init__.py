@@ -14,11 +14,24 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from unjudged.cli._base import main, write_output
 
-__all__ = ["main", "write_output"]
+__all__ = ["entry", "main", "write_output"]
+
+
+def entry() -> None:
+    """The `unjudged` console script: a plain `unjudged trec_eval QRELS RUN` call runs
+    without click (cli._fast), as `python -m unjudged` does; any other call is click's."""
+    import sys
+
+    from unjudged.cli._fast import main as plain_trec_eval
+
+    plain_trec_eval(sys.argv[1:])  # returns unless argv is a plain `trec_eval` call
+    from unjudged.cli._base import main as click_main
+
+    click_main()
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
+    if name in ("main", "write_output"):
         from unjudged.cli import _base
 
         return getattr(_base, name)
