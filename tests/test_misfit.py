@@ -16,7 +16,7 @@ from unjudged.engine.estimate import estimate_runs
 from unjudged.errors import UnjudgedWarning
 from unjudged.io import read_qrels, read_runs
 from unjudged.measures import parse_measures
-from unjudged.strategies.misfit import DEFAULT_TAU, Pool, RunShift, offset
+from unjudged.strategies.misfit import DEFAULT_TAU, TAU_PRIOR_RUNS, Pool, RunShift, offset
 
 
 def test_offset_by_hand():
@@ -29,7 +29,18 @@ def test_offset_by_hand():
 
 def test_pool_and_shift_by_hand():
     pool = Pool.of(np.array([0.0, 1, 2, 3, 4]), np.full(5, 0.5))
-    assert (pool.centre, pool.tau, pool.runs) == (2.0, 1.5, 5)  # var 2.5 less 0.25 noise
+    # var 2.5 less 0.25 noise (2.25), with TAU_PRIOR_RUNS runs' worth of DEFAULT_TAU^2 = 0.25
+    assert TAU_PRIOR_RUNS == 5
+    assert (pool.centre, pool.runs) == (2.0, 5)
+    assert pool.tau == pytest.approx(math.sqrt((5 * 2.25 + 5 * 0.25) / 10))
+    # a dozen runs that agree (the pool's own documents): tau is not 0, a dense run may differ
+    flat = Pool.of(np.full(12, -0.05), np.full(12, 0.06))
+    assert flat.tau == pytest.approx(math.sqrt(5 * 0.25 / 17))  # 0.271
+    # 143 runs: the data's 0.39 barely moves
+    spread = np.r_[np.full(72, -0.4), np.full(71, 0.4)]
+    many = Pool.of(spread, np.full(143, 0.1))
+    alone = math.sqrt(spread.var(ddof=1) - 0.01)  # 0.389 from the data alone
+    assert many.tau == pytest.approx(math.sqrt((143 * alone ** 2 + 1.25) / 148))  # 0.393
     assert Pool.of(np.array([0.0, 1]), np.ones(2)) == Pool()  # too few runs: the default
     s = RunShift.of(1.2, 0.5, Pool(0.2, 0.5, 10), key=7)
     assert s.mean == pytest.approx(0.5)  # (1.2 - 0.2) shrunk by 0.25 / (0.25 + 0.25)

@@ -912,8 +912,11 @@ def _note_reference(reference: Reference, settings: EstimateSettings) -> None:
             f"{n} --pool-runs (a run outside them makes {n + 1})"
         note(f"position prior: {seen}, fewer than {MIN_RUNS} runs to tell the documents "
              "many runs agree on from the rest, so every unjudged document draws from its "
-             "topic's relevance rate among the judged documents (as --prior pool); name the "
-             "runs that define the pool with --pool-runs")
+             "topic's relevance rate among the judged documents (as --prior pool), and the "
+             "normalisers grow from these runs' documents only, so measures divided by every "
+             "relevant document (AP, R-prec) sit high (TREC-COVID round 1, AP@100: +0.056 a "
+             "run alone, +0.011 beside the 143); name the runs that define the pool with "
+             "--pool-runs")
 
 
 #: what drawing from qrels without a non-relevant judgment means, per prior (note_qrels)
