@@ -286,7 +286,8 @@ def byte_rows(column: pa.ChunkedArray | pa.Array, rows: np.ndarray | None = None
                  for i, (c, sel) in enumerate(zip(chunks, _by_chunk(bounds, rows), strict=True))]
         total = rows.size
     lengths = np.zeros(total, dtype=np.int64)
-    spans = []  # (chunk, the matrix rows it fills, its own rows or None for all of them)
+    # (chunk, the matrix rows it fills, its own rows or None for all of them)
+    spans: list[tuple[pa.Array, slice | np.ndarray, np.ndarray | None]] = []
     where: slice | np.ndarray
     for c, sel, base in picks:
         ends = string_offsets(c)

@@ -21,8 +21,8 @@ run gets a log-odds shift, drawn in every iteration from a normal:
 
 tau is the between-run standard deviation of the pool runs' judged misfits, their own noise
 removed (method of moments), with TAU_PRIOR_RUNS runs' worth of weight kept on DEFAULT_TAU: a
-dozen runs cannot tell a spread of 0 from one of 0.4. Without pool runs (each run alone) nothing tells a run's misfit
-from the prior's, so the mean is 0 and tau is DEFAULT_TAU.
+dozen runs cannot tell a spread of 0 from one of 0.4. Without pool runs (each run alone)
+nothing tells a run's misfit from the prior's, so the mean is 0 and tau is DEFAULT_TAU.
 
 The shift's variate is a function of the seed and the run's ranked documents only (not its
 name or its companions): the same run gets the same draws in every call.
