@@ -228,3 +228,30 @@ def test_cli_bad_dask_address_is_one_line(tmp_path):
     assert result.exit_code == 2
     assert result.stderr == ("unjudged: error: --dask expects 'local' or a scheduler address "
                              "tcp://HOST:PORT or tls://HOST:PORT, not 'nowhere'\n")
+
+
+def test_dask_close_is_quiet_and_a_failed_close_is_one_note(monkeypatch):
+    """Under load a worker's heartbeat raced the closing scheduler and logged a traceback after
+    every result was in: closing silences Dask's loggers first (and restores the caller's), and
+    a close that fails is one UnjudgedWarning, not an exception."""
+    import logging
+
+    from unjudged.errors import UnjudgedWarning
+
+    pytest.importorskip("distributed")
+    logging.getLogger("distributed").setLevel(logging.INFO)
+    ex = DaskExecutor("local", jobs=1)
+    assert ex.map(cube, [2, 3]) == [8, 27]
+    seen = ex._client.run(lambda: logging.getLogger("distributed").level)
+    assert set(seen.values()) != {logging.CRITICAL}
+
+    def broken() -> None:
+        raise OSError("Stream is closed")
+
+    real_close = ex._client.close
+    monkeypatch.setattr(ex._client, "close", broken)
+    with pytest.warns(UnjudgedWarning, match=r"did not close cleanly \('OSError: Stream is "):
+        ex.__exit__(None, None, None)
+    real_close()
+    assert logging.getLogger("distributed").level == logging.INFO
+    assert ex._scratch is not None and not os.path.exists(ex._scratch)

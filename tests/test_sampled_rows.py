@@ -36,3 +36,21 @@ def test_ndcg_from_distinct_rows_is_identical():
             for m in parse_measures(["nDCG@10", "nDCG@5", "nDCG", "nDCG(dcg='exp-log2')@10",
                                      "nDCG(gains='1=3,2=9')@10", "AP", "P@10"]):
                 assert m.compute(batch).tobytes() == m.compute(plain).tobytes(), (m, b)
+
+
+def test_distinct_rows_with_a_thousand_unjudged_cells_has_no_overflow():
+    """levels^cells for 1,500 cells overflowed float64 (a numpy warning); the topic keeps one row
+    per iteration."""
+    import warnings
+
+    from unjudged.strategies.rows import distinct_rows
+
+    cells = 1500
+    base = np.full((1, cells), -1, dtype=np.int16)
+    grades = np.random.default_rng(3).integers(0, 2, size=(4, 1, cells)).astype(np.int16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = distinct_rows(base, grades, np.zeros(cells, dtype=np.int64), np.arange(cells),
+                          None, 2)
+    assert r.table.shape == (4, cells)
+    assert (r.table[r.index[:, 0]] == grades[:, 0]).all()

@@ -8,10 +8,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 
-from unjudged.errors import UnjudgedError
+from unjudged.errors import UnjudgedError, note, shown
 from unjudged.parallel.base import (
     NOTHING,
     _PoolExecutor,
@@ -92,17 +93,76 @@ class DaskExecutor(_PoolExecutor):
     def _key(self, future: Any) -> Any:
         return future.key
 
+    def _collect(self, futures: list[Any], bar: Any) -> list[list[Any]]:
+        from distributed import KilledWorker
+        from distributed.client import FutureCancelledError
+        from distributed.comm.core import CommClosedError
+
+        # (a task's own exception comes back as a value and is raised as it is; these are the
+        # cluster's: a worker that died twice on a chunk, a scheduler gone)
+        try:
+            return super()._collect(futures, bar)
+        except (KilledWorker, CommClosedError, FutureCancelledError) as exc:
+            raise UnjudgedError(f"the Dask cluster failed: {type(exc).__name__}: "
+                                f"{shown(str(exc), 200)}") from exc
+
     def __exit__(self, *exc: Any) -> None:
         self._scattered = None
         self._close()
 
     def _close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-        if self._cluster is not None:
-            self._cluster.close()
+        # Shutting down is ours: under load a worker's heartbeat can race the closing scheduler
+        # and log a traceback ("Failed to communicate with scheduler during heartbeat") after
+        # every result is in. The local cluster's processes are told to keep quiet first.
+        failed: list[str] = []
+        with _quiet_here():
+            if self._client is not None:
+                if self._cluster is not None:
+                    for nanny in (True, False):
+                        with suppress(Exception):  # a broken cluster: nothing left to quiet
+                            self._client.run(_quiet, nanny=nanny)
+                try:
+                    self._client.close()
+                except Exception as exc:
+                    failed.append(f"{type(exc).__name__}: {exc}")
+            if self._cluster is not None:
+                try:
+                    self._cluster.close()
+                except Exception as exc:
+                    failed.append(f"{type(exc).__name__}: {exc}")
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
+        if failed:
+            note(f"the Dask cluster did not close cleanly ({shown(failed[0], 200)}); the results "
+                 "were complete before it")
+
+
+#: The loggers whose shutdown chatter _quiet silences.
+_CHATTY = ("distributed", "tornado")
+
+
+def _quiet() -> None:
+    """Silence Dask's loggers in this process (run on each worker and nanny before closing)."""
+    import logging
+
+    for name in _CHATTY:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+@contextmanager
+def _quiet_here() -> Iterator[None]:
+    """Dask's loggers silenced in this process (the local scheduler's) while the cluster closes."""
+    import logging
+
+    loggers = [logging.getLogger(name) for name in _CHATTY]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 #: The schemes --dask takes: Dask's TCP, and TCP with TLS (which needs Dask's TLS settings).

@@ -73,8 +73,9 @@ def distinct_rows(base: np.ndarray, grades: np.ndarray, rows: np.ndarray, cols: 
     """
     m, n = grades.shape[0], base.shape[0]
     per_topic = np.bincount(rows, minlength=n)
-    # levels^u when below m (else m): in floats, so that many cells cannot overflow
-    size = np.float64(levels) ** per_topic
+    # levels^u when below m (else m): in floats, the exponent capped at 63 (2^63 exceeds any
+    # iteration count) so that a topic of a thousand unjudged cells does not overflow
+    size = np.float64(levels) ** np.minimum(per_topic, 63)
     listed = size < m
     count = np.where(listed, size, m).astype(np.int64)
     offset = np.cumsum(count) - count
