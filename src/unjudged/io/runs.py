@@ -170,8 +170,12 @@ def iter_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval",
         return read_run(paths[i], name=namer.names[i], ties=ties, qrels=qrels)
 
     ahead = READERS if any(_inflated(p) for p in paths) else 1
-    for i, run in enumerate(_read_ahead(read, len(paths), ahead)):
-        yield namer.settle(i, run)
+    # one run at a time, held by nothing here while the next is read: enumerate (or zip)
+    # keeps its last (i, run) tuple until its next item exists, and a loop variable would
+    # hold the run too (10 runs of 250k lines: a run's columns, 6-7 MB more at peak)
+    runs = _read_ahead(read, len(paths), ahead)  # yields exactly one run per path
+    for i in range(len(paths)):
+        yield namer.settle(i, next(runs))
 
 
 def _inflated(source: Any) -> bool:
