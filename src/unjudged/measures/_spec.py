@@ -163,6 +163,10 @@ class MeasureSpec:
             DCG). The bootstrap's drawn grades then come from what the pool still has, so that
             the normaliser holds; False for measures of the ranking alone (P@k, RR, Success,
             RBP), whose drawn grades need no such cap (`--cap normalised`).
+        whole: given a sampled batch that knows its distinct rankings (strategies.rows) and
+            the kernel's keywords, whether the kernel's temporaries there are a value per
+            (iteration, topic), so that the batch goes through in one call instead of slices
+            of topics (None: always in slices).
 
     A spec that contradicts itself raises MeasureSpecError when it is built, so a bad measure
     module fails at import rather than printing wrong numbers.
@@ -191,6 +195,7 @@ class MeasureSpec:
     monotone: bool = True
     guaranteed: bool = True
     normalised: bool = True
+    whole: Callable[[Any, dict[str, Any]], bool] | None = None
 
     def __post_init__(self) -> None:
         if self.cutoff not in CUTOFFS:
@@ -253,6 +258,11 @@ class Measure:
             judged = judged_only(judged)
         g = judged.grades
         n = g.shape[-2] if g.ndim >= 2 else 0
+        if self.spec.whole is not None and getattr(judged, "rows", None) is not None \
+                and self.spec.whole(judged, kw):
+            # each value from its own distinct ranking (the same whatever the slice): in
+            # slices, the kernel's fixed costs were most of its time (15 calls a run)
+            return np.asarray(self.spec.kernel(judged, **kw), dtype=np.float64)
         step = max(1, (_CHUNK if g.ndim > 2 else _CHUNK_RANKINGS) // max(1, g.size // max(n, 1)))
         if n <= step:
             return np.asarray(self.spec.kernel(judged, **kw), dtype=np.float64)

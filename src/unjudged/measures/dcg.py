@@ -111,6 +111,18 @@ def ndcg(j, cutoff=None, dcg="log2", gains=None):
     return divide(got, idcg)
 
 
+def _per_row(j, kw: dict) -> bool:
+    """Whether ndcg of a sampled batch with distinct rows keeps to a value per (iteration,
+    topic): at a cutoff without a gain map, where the ideal DCG is a memo of the pool alone
+    (a pool without a sample axis) or per row of a grown pool's laid-out best grades."""
+    cutoff = kw.get("cutoff")
+    if cutoff is None or kw.get("gains") or cutoff > PAD_UP_TO:
+        return False
+    pool = j.pool
+    return pool.sorted_grades.ndim == 2 or (getattr(pool, "rows", None) is not None
+                                            and cutoff <= pool.sorted_grades.shape[-1])
+
+
 def _dcg(grades: np.ndarray, dcg: str, gains: str | None) -> np.ndarray:
     got = gain_values(grades, dcg, gains)  # an array of its own: divided in place
     got /= discount(got.shape[-1])
@@ -204,7 +216,7 @@ register(MeasureSpec(
     "dcg='exp-log2' uses gain 2^grade - 1; gains='1=3,2=9' maps grades to gains as trec_eval's "
     "ndcg parameters do.",
     params=(DCG, GAINS, JUDGED_ONLY), cutoff="optional", aliases=("ndcg", "ndcg_cut", "NDCG"),
-    citation="Järvelin & Kekäläinen, TOIS 2002; trec_eval 10"))
+    citation="Järvelin & Kekäläinen, TOIS 2002; trec_eval 10", whole=_per_row))
 register(MeasureSpec(
     "nDCGRel", ndcg_rel, "nDCG averaged over the ranks of the relevant documents "
     "(trec_eval ndcg_rel).", params=(DCG, GAINS), aliases=("ndcg_rel",), citation=TREC,

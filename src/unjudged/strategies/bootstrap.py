@@ -38,7 +38,7 @@ from unjudged.data.judged import Judged, Pool
 from unjudged.errors import InvalidOptionError
 from unjudged.strategies.base import Drawing
 from unjudged.strategies.fill import available, max_grade, pool_counts, ranking_counts, unknown
-from unjudged.strategies.keys import combine, logistic, name_key, normals, uniforms
+from unjudged.strategies.keys import combine, logistic, name_key, normals, row_blocks, uniforms
 from unjudged.strategies.position import PositionModel, topic_keys
 from unjudged.strategies.priors import MODEL_PRIORS, PRIORS, check_prior
 from unjudged.strategies.rows import SampledBatch, distinct_rows
@@ -258,41 +258,54 @@ def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarra
     cells `deep` (where the prior extrapolates) take the iteration's depth shift too."""
     tails = np.cumsum(p[:, ::-1], axis=-1)[:, ::-1][:, 1:]  # (cells, grades >= 1)
     run_shift = getattr(how, "run_shift", None)
-    before = None
-    if how.spread or how.shared_spread or run_shift is not None:
-        # in log-odds, where the prior's uncertainty shifts every threshold
-        threshold = _log_odds(tails)
-        variate = logistic(keys, how.seed, i0, i1, keep)  # (m, cells)
-        if how.spread or how.shared_spread:
-            # a topic's shifts are a function of its name: the same whichever others are
-            # drawn. All the topics' when most have unjudged documents (the table every run
-            # of the same topics shares: _shift_table keeps it), else those only
-            used = np.flatnonzero(np.bincount(rows, minlength=len(topics)))
-            if 2 * used.size >= len(topics):
-                variate -= np.take(_shifts(topics, how, i0, i1), rows, axis=1)
-            else:
-                at = np.searchsorted(used, rows)
-                variate -= np.take(_shifts([topics[t] for t in used.tolist()], how, i0, i1), at,
-                                   axis=1)
-        if deep is not None and how.shared_spread and deep.any():
-            variate[:, deep] -= depth_shifts(how.seed, how.shared_spread, i0, i1)[:, None]
-        if run_shift is not None:
-            if unshifted:
-                before = _grades(variate, threshold)
-            variate -= run_shift.draws(how.seed, i0, i1)[:, None]
-    else:  # the same comparison without the logarithms: u < P(grade >= g)
-        threshold = tails
-        variate = uniforms(keys, how.seed, i0, i1)
-    got = _grades(variate, threshold)
+    if not (how.spread or how.shared_spread or run_shift is not None):
+        # the same comparison without the logarithms: u < P(grade >= g)
+        plain = _grades(uniforms(keys, how.seed, i0, i1), tails)
+        return (plain, plain) if unshifted else plain
+    # in log-odds, where the prior's uncertainty shifts every threshold
+    threshold = _log_odds(tails)
+    variate = logistic(keys, how.seed, i0, i1, keep)  # (m, cells)
+    topic_shift, at = None, rows
+    if how.spread or how.shared_spread:
+        # a topic's shifts are a function of its name: the same whichever others are
+        # drawn. All the topics' when most have unjudged documents (the table every run
+        # of the same topics shares: _shift_table keeps it), else those only
+        used = np.flatnonzero(np.bincount(rows, minlength=len(topics)))
+        if 2 * used.size >= len(topics):
+            topic_shift, at = _shifts(topics, how, i0, i1), rows
+        else:
+            topic_shift = _shifts([topics[t] for t in used.tolist()], how, i0, i1)
+            at = np.searchsorted(used, rows)
+    depth = depth_shifts(how.seed, how.shared_spread, i0, i1) \
+        if deep is not None and how.shared_spread and deep.any() else None
+    moved = run_shift.draws(how.seed, i0, i1) if run_shift is not None else None
+    got = np.zeros(variate.shape, dtype=np.int8)
+    before = np.zeros(variate.shape, dtype=np.int8) if unshifted and moved is not None \
+        else None
+    # a block of iterations at a time (the same steps for every element: the same numbers)
+    # so that the variates stay in the cache from one step to the next
+    for a, z in row_blocks(variate.shape[0], variate.shape[1]):
+        v = variate[a:z]
+        if topic_shift is not None:
+            v -= np.take(topic_shift[a:z], at, axis=1)
+        if depth is not None:
+            v[:, deep] -= depth[a:z, None]
+        if moved is not None:
+            if before is not None:
+                _grades(v, threshold, before[a:z])
+            v -= moved[a:z, None]
+        _grades(v, threshold, got[a:z])
     if unshifted:
         return got, got if before is None else before
     return got
 
 
-def _grades(variate: np.ndarray, threshold: np.ndarray) -> np.ndarray:
+def _grades(variate: np.ndarray, threshold: np.ndarray, out: np.ndarray | None = None
+            ) -> np.ndarray:
     """(m, cells) the number of upper tails (log-odds or probabilities `threshold`, (cells,
-    grades >= 1)) each variate falls within: the grade it requests."""
-    got = np.zeros(variate.shape, dtype=np.int8)
+    grades >= 1)) each variate falls within: the grade it requests (added to `out`, zeros,
+    when given)."""
+    got = np.zeros(variate.shape, dtype=np.int8) if out is None else out
     for r in range(threshold.shape[-1]):
         got += variate < threshold[None, :, r]
     return got

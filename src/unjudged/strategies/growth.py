@@ -327,65 +327,62 @@ class Growth:
     def regrown(self, pool: Pool, got: np.ndarray, base: np.ndarray, rows: np.ndarray
                 ) -> Pool:
         """A pool laid out by `pool` (a GrownPool of this growth) whose counts take the
-        grades `got` instead of `base` ((iterations, cells) of topics `rows`): a run whose
-        own shift (unjudged.strategies.misfit) drew its documents otherwise than the growth
-        did counts them as it drew them."""
+        grades `got` instead of `base` ((iterations, cells) of topics `rows`): a run whose own
+        shift (unjudged.strategies.misfit) drew its documents otherwise than the growth did
+        counts them as it drew them."""
         counts = pool.counts  # type: ignore[attr-defined]
         n, width = counts.shape[1], counts.shape[-1]
-        moved = np.flatnonzero((got != base).reshape(-1))  # most draws agree: only these count
+        moved = np.flatnonzero(got != base)  # most draws agree: only these count
         if moved.size == 0:
             return pool
-        it, cell = np.divmod(moved, rows.size)
-        # the topics they are in, each once, and each moved draw's place among them (a mark
-        # per topic: no sort of the moved draws)
-        mark = np.zeros(n, dtype=bool)
-        mark[rows[cell]] = True
-        ts = np.flatnonzero(mark)
-        local = (np.cumsum(mark) - 1)[rows[cell]]
+        # each cell's topic among the topics of the cells (each once)
+        ts, local = np.unique(rows, return_inverse=True)
         k = ts.size
-        at = (it * k + local) * width  # (iteration, topic) cell, times the grades
-        index, sign = [], []
-        for grades, s in ((got, 1), (base, -1)):
-            g = np.minimum(grades.reshape(-1)[moved].astype(np.int64), width - 1)
-            rel = g > 0  # the growth counts relevant grades only (grade 0 adds no document)
-            index.append((at + g)[rel])
-            sign.append(np.full(int(rel.sum()), s, dtype=np.int64))
-        # the net change of each (iteration, topic, grade) count, kept sparse: a run changes
-        # a few of them
-        # counted densely over (iteration, topic, grade) cells: the moved draws' topics only
-        net = np.bincount(np.concatenate(index), weights=np.concatenate(sign),
-                          minlength=(int(it.max()) + 1) * k * width)
-        key = np.flatnonzero(net)  # ascending, as a sort would give them
-        net = net[key].astype(np.int64)
-        if key.size == 0:
-            return pool
-        whole = key // width  # ascending
-        new_cell = np.r_[True, whole[1:] != whole[:-1]]
-        cells, cell_of = whole[new_cell], np.cumsum(new_cell) - 1
+        it, cell = np.divmod(moved, rows.size)
+        place = it * k + local[cell]  # the moved draws' (iteration, topic) cells
+        # the net change of each (iteration, topic, grade) count: the relevant grades only
+        # (grade 0 adds no document), grades past the counts' last counted there
+        size = got.shape[0] * k * width
+        net = np.zeros(size, dtype=np.int64)
+        for grades, sign in ((got, 1), (base, -1)):
+            g = np.minimum(grades.reshape(-1)[moved], width - 1)
+            rel = g > 0
+            found = np.bincount(place[rel] * width + g[rel], minlength=size)
+            if sign > 0:
+                net += found
+            else:
+                net -= found
+        # the cells a moved draw is in, each once (ascending); a cell whose changes cancel
+        # keeps its counts (and its best grades)
+        mark = np.zeros(got.shape[0] * k, dtype=bool)
+        mark[place] = True
+        cells = np.flatnonzero(mark)
         hi, hk = np.divmod(cells, k)
-        old = counts[hi, ts[hk]]
-        new = old.copy()
-        new[cell_of, key % width] += net  # (cell, grade) pairs are distinct
+        flat = hi * n + ts[hk]  # their (iteration, topic) in the counts' (b * n, width)
+        old = np.take(counts.reshape(-1, width), flat, axis=0)
+        new = old + np.take(net.reshape(-1, width), cells, axis=0)
         total = counts.copy()
-        total[hi, ts[hk]] = new
+        total.reshape(-1, width)[flat] = new
         # the best grades move only where a count of a grade or better crosses the depth laid
         # out (on a deep pool, rarely): only those cells are laid out again, and a topic whose
         # cells all stay shares what was computed from its best grades (its ideal DCG)
         laid = pool.sorted_grades
         depth = laid.shape[-1]
-        shifted = (_clipped_above(old, depth) != _clipped_above(new, depth)).any(axis=-1)
+        shifted = np.flatnonzero(
+            (_clipped_above(old, depth) != _clipped_above(new, depth)).any(axis=-1))
         same_best = np.ones(n, dtype=bool)
         coded = getattr(pool, "rows", None)
-        if shifted.any():
+        if shifted.size:
+            at = flat[shifted]
             laid = laid.copy()
-            laid[hi[shifted], ts[hk[shifted]]] = _laid_out(new[shifted], depth)
+            laid.reshape(-1, depth)[at] = _laid_out(new[shifted], depth)
             same_best[ts[hk[shifted]]] = False
             if coded is not None:
                 # the moved cells' rows in the parent's table of every possible row: what is
                 # computed from the best grades (the ideal DCG) is then read per row
                 table, code = coded
                 code = code.copy()
-                code[hi[shifted], ts[hk[shifted]]] = _row_codes(new[shifted], depth)
+                code.reshape(-1)[at] = _row_codes(new[shifted], depth)
                 coded = (table, code)
         return GrownPool(pool.topics, laid, pool.num_unjudged, total,
                          parent=pool, same_best=same_best, rows=coded)  # type: ignore[arg-type]

@@ -77,26 +77,39 @@ def distinct_rows(base: np.ndarray, grades: np.ndarray, rows: np.ndarray, cols: 
     # iteration count) so that a topic of a thousand unjudged cells does not overflow
     size = np.float64(levels) ** np.minimum(per_topic, 63)
     listed = size < m
-    count = np.where(listed, size, m).astype(np.int64)
+    count = np.where(listed, size, 0).astype(np.int64)
     offset = np.cumsum(count) - count
     index = np.empty((m, n), dtype=np.int64)
     index[:] = offset
-    table = np.repeat(base, count, axis=0)
     kept = np.flatnonzero(~listed)
-    if kept.size:  # one row per iteration, in iteration order
-        index[:, kept] += np.arange(m)[:, None]
-        at = (offset[kept][:, None] + np.arange(m)).ravel()
-        table[at] = np.moveaxis(grades[:, kept], 0, 1).reshape(-1, base.shape[-1])
+    # the listed topics' tables, then the kept topics' rows, one per iteration and topic, in
+    # the order of `grades` (iteration by iteration: a gather of whole rows, not a transpose)
+    listed_rows = int(count.sum())
+    table = np.empty((listed_rows + m * kept.size,) + base.shape[1:], dtype=base.dtype)
+    table[:listed_rows] = np.repeat(base, count, axis=0)
+    if kept.size:
+        index[:, kept] = listed_rows + np.arange(m * kept.size).reshape(m, kept.size)
+        block = table[listed_rows:].reshape((m, kept.size) + base.shape[1:])
+        np.take(grades, kept, axis=1, out=block, mode="clip")  # (out: unbuffered)
     cells = np.flatnonzero(listed[rows])
     if cells.size and served is not None:
         # the k-th unjudged cell of its topic is digit k (base `levels`) of the row's code
         first = np.searchsorted(rows, np.arange(n))
         place = np.arange(rows.size) - first[rows]
         weight = np.int64(levels) ** place[cells]
-        codes = served[:, cells].astype(np.int64) * weight
+        # (cells, m): a cell's digits in every iteration side by side
+        codes = np.take(served.T, cells, axis=0).astype(np.int64)
+        codes *= weight[:, None]
         topic = rows[cells]
         starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
-        index[:, topic[starts]] += np.add.reduceat(codes, starts, axis=1)
+        # each topic's digits summed place by place (a topic has few cells: a reduceat along
+        # the iterations took most of this function)
+        lengths = np.diff(np.r_[starts, cells.size])
+        code_of = codes[starts]
+        for k in range(1, int(lengths.max())):
+            more = np.flatnonzero(lengths > k)
+            code_of[more] += codes[starts[more] + k]
+        index[:, topic[starts]] += code_of.T
         # each listed cell's digit in every row of its topic's table
         reps = count[topic]
         code = _ramp(reps)
