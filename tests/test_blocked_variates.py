@@ -75,3 +75,21 @@ def test_requests_in_blocks_are_the_whole_comparison():
     want = sum((v < threshold[None, :, r]).astype(np.int8) for r in range(2))
     assert np.array_equal(before, want_before) and np.array_equal(got, want)
     assert (got != before).any()  # the run's shift moved some
+
+
+@pytest.mark.parametrize("b", [1, 2, 3, 11, 1000, 10001])
+def test_sorted_quantiles_are_numpys(b):
+    """describe's quantiles read the sorted draws without partitioning them again: the same
+    floats as np.quantile, NaN and infinite draws included."""
+    from unjudged.strategies.summaries import sorted_quantiles
+
+    rng = np.random.default_rng(b)
+    levels = [0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.0, 1.0, 0.025, 0.975]
+    for x in (rng.random((30, b)), rng.integers(0, 5, (30, b)) / 7.0,
+              np.where(rng.random((30, b)) < 0.02, np.nan, rng.random((30, b))),
+              rng.choice([0.0, 1 / 3, 2 / 3, np.inf, -np.inf], (30, b))):
+        ordered = np.sort(x, axis=-1)
+        with np.errstate(invalid="ignore"):
+            want = np.quantile(ordered, levels, axis=-1)
+            got = sorted_quantiles(ordered, levels)
+        assert np.array_equal(got, want, equal_nan=True)

@@ -242,7 +242,8 @@ def _describe(samples: np.ndarray, point: str | float, level: float
     # any order) and the mode read the same sorted draws (a partition along the strided axis
     # and a second sort took most of describing a run)
     ordered = np.sort(along, axis=-1)
-    q = np.quantile(ordered, levels, axis=-1)
+    q = sorted_quantiles(ordered.reshape(-1, samples.shape[0]), levels)
+    q = q.reshape((len(levels),) + samples.shape[1:])
     mean = along.mean(axis=-1)
     most = _mode_of_sorted(ordered.reshape(-1, samples.shape[0])).reshape(samples.shape[1:])
     std = along.std(axis=-1, ddof=1) if samples.shape[0] > 1 else np.zeros(samples.shape[1:])
@@ -252,3 +253,38 @@ def _describe(samples: np.ndarray, point: str | float, level: float
     with np.errstate(invalid="ignore"):
         lohi = np.stack([np.fmin(q[-2], value), np.fmax(q[-1], value)], axis=-1)
     return stats, value, lohi
+
+
+def sorted_quantiles(ordered: np.ndarray, levels: list[float]) -> np.ndarray:
+    """(levels, rows) np.quantile(ordered, levels, axis=-1) of rows sorted ascending (NaNs
+    last, as np.sort puts them), without the partition np.quantile makes of them again: the
+    same linear interpolation between the same order statistics, step by step, so the same
+    floats (a row holding a NaN gives NaN).
+
+    Example:
+        >>> x = np.sort(np.random.default_rng(0).random((3, 11)), axis=-1)
+        >>> bool((sorted_quantiles(x, [0.05, 0.5, 1.0]) == np.quantile(x, [0.05, 0.5, 1.0],
+        ...                                                           axis=-1)).all())
+        True
+    """
+    n = ordered.shape[-1]
+    q = np.asarray(levels, dtype=np.float64)
+    if n == 0 or ordered.shape[0] == 0:
+        return np.quantile(ordered, q, axis=-1)
+    virtual = (n - 1) * q  # numpy's "linear" method (Hyndman and Fan's 7th)
+    below = np.floor(virtual)
+    after = below + 1
+    top = virtual >= n - 1
+    below[top], after[top] = -1, -1  # past the last: the maximum
+    low = virtual < 0
+    below[low], after[low] = 0, 0
+    prev, nxt = below.astype(np.intp), after.astype(np.intp)
+    gamma = (virtual - prev)[:, None]  # (levels, 1), as numpy reshapes it
+    a, b = ordered[:, prev].T, ordered[:, nxt].T  # (levels, rows)
+    diff = b - a
+    out = np.add(a, diff * gamma)
+    np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
+    nans = np.isnan(ordered[:, -1])
+    if nans.any():
+        out[:, nans] = ordered[nans, -1]
+    return out
