@@ -9,19 +9,58 @@ import time
 
 import pytest
 
+from unjudged import parallel
 from unjudged.cli._base import executor_from_options
 from unjudged.parallel import ProcessExecutor, SerialExecutor, local_jobs
 
 
 @pytest.fixture
 def machine(monkeypatch):
-    """A 2-core machine with a given 1-minute load and this process's CPU seconds so far."""
+    """A 2-core machine with a given 1-minute load and this process's CPU seconds so far,
+    whose kernel does not count busy time per processor (the load average decides)."""
     def set_(load: float, cpu_seconds: float = 0.0, cores: int = 2) -> None:
         monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)),
                             raising=False)
         monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
         monkeypatch.setattr(time, "process_time", lambda: cpu_seconds)
+        monkeypatch.setattr(parallel, "busy_elsewhere", lambda mask: None)
     return set_
+
+
+@pytest.fixture
+def measured(monkeypatch):
+    """A 2-core machine whose other work keeps `busy` cores busy (per-processor busy ticks
+    over the sampling window), with a misleading load average of 2 (this process's threads)
+    and this process using `own` CPU seconds during the window."""
+    def set_(busy: float, own: float = 0.0) -> None:
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+        monkeypatch.setattr(os, "getloadavg", lambda: (2.0, 2.0, 2.0))
+        ticks = iter([1000, 1000 + round((busy + own) * 0.1 * 100)])
+        monkeypatch.setattr(parallel, "_busy_ticks", lambda mask: next(ticks))
+        monkeypatch.setattr(os, "sysconf", lambda name: 100)
+        clock = iter([5.0, 5.1])
+        monkeypatch.setattr(time, "monotonic", lambda: next(clock))
+        cpu = iter([1.0, 1.0 + own * 0.1])
+        monkeypatch.setattr(time, "process_time", lambda: next(cpu))
+        monkeypatch.setattr(time, "sleep", lambda s: None)
+    return set_
+
+
+@pytest.mark.parametrize(("busy", "own", "jobs"), [
+    (0.0, 0.0, 2), (0.0, 2.0, 2), (0.3, 1.0, 2), (0.7, 0.0, 1), (1.0, 1.0, 1), (2.0, 0.0, 1),
+])
+def test_jobs_count_the_cores_other_work_keeps_busy(measured, busy, own, jobs):
+    # this process's own threads (reading runs ahead) are not other work, whatever the load
+    # average says: two idle cores run two processes
+    measured(busy, own)
+    assert local_jobs() == jobs
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/stat"), reason="no /proc/stat")
+def test_the_kernel_per_processor_times_are_read():
+    busy = parallel.busy_elsewhere(None, window=0.01)
+    assert busy is None or busy >= 0.0
+    assert parallel._busy_ticks(None) >= parallel._busy_ticks({0}) >= 0
 
 
 @pytest.mark.parametrize(("load", "asked", "jobs"), [
