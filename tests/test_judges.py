@@ -195,6 +195,89 @@ def test_coverage_simulation():
     assert (r.hi - r.lo).mean() < (r.human_hi - r.human_lo).mean()
 
 
+def test_grade_model_shrinks_toward_each_bins_prior():
+    """Bin 0: one audited document of grade 1 (pi 0.5, weight 2); bin 1: two of grade 0
+    (weights 2 and 1). alpha = the median weight, 2. Toward each bin's own prior:
+    bin 0 ([0, 2] + 2 [0.5, 0.5]) / 4 = [0.25, 0.75], bin 1 ([3, 0] + 2 [0.9, 0.1]) / 5 =
+    [0.96, 0.04]; by default toward the overall distribution [3, 2] / 5: bin 1
+    ([3, 0] + 2 [0.6, 0.4]) / 5 = [0.84, 0.16]."""
+    from unjudged.judges.ppi import grade_model
+
+    args = (np.array([0, 1, 1]), np.array([True, True, True]), np.array([1, 0, 0]),
+            np.array([0.5, 0.5, 1.0]), 2, 2)
+    np.testing.assert_allclose(grade_model(*args, prior=np.array([[0.5, 0.5], [0.9, 0.1]])),
+                               [[0.25, 0.75], [0.96, 0.04]])
+    np.testing.assert_allclose(grade_model(*args), [[0.3, 0.7], [0.84, 0.16]])
+
+
+def _probability_population(seed: int = 7, topics: int = 100, docs: int = 200,
+                            rate: float = 0.03, levels: int = 5):
+    """Few relevant documents (3%, grades 1-4) and a judge of probabilities biased per topic,
+    sigmoid(-2 + 4 rel + b_t + e), b_t ~ N(0, 1.5), e ~ N(0, 0.5) (judges_sim.py's
+    topic-biased judge); three runs by relevance + noise."""
+    rng = np.random.default_rng(seed)
+    truth, lines = {}, []
+    for t in range(topics):
+        rel = rng.random(docs) < rate
+        g = np.where(rel, rng.integers(1, levels, docs), 0)
+        z = -2 + 4 * rel + rng.normal(0, 1.5) + rng.normal(0, 0.5, docs)
+        truth[str(t)] = {f"d{i}": int(x) for i, x in enumerate(g)}
+        lines += [f"{t} d{i} {x:.6f}\n" for i, x in enumerate(1 / (1 + np.exp(-z)))]
+    runs = [read_run({t: {d: (x > 0) + rng.normal(0, sd) for d, x in gr.items()}
+                      for t, gr in truth.items()}, name=f"r{k}")
+            for k, sd in enumerate((0.5, 1.0, 3.0))]
+    return truth, "".join(lines).encode(), runs
+
+
+def test_probability_judge_bins_grow_with_the_audit(monkeypatch):
+    """A judge of probabilities is calibrated in quantile bins of about 25 audited documents
+    (at least 10), each shrunk toward its decile's grade distribution. 100 topics x 200
+    documents, 15 audits of 10% (about 2,000 documents: 80-odd bins): the run means' 90%
+    intervals are narrower than with deciles (P@10 0.056 for 0.084, nDCG@10 0.121 for 0.152)
+    and cover as well (P@10 0.91 and 0.89, nDCG@10 0.98 and 0.98; 45 run means each)."""
+    from unjudged.judges import ppi
+    from unjudged.judges.estimate import _model
+
+    truth, judge, runs = _probability_population()
+    st = build_setting(runs, None, read_judge(judge), levels=5)
+    key = {(st.topics[t], d): i for i, (t, d) in enumerate(zip(st.pair_topic, st.pair_docno,
+                                                                  strict=True))}
+    grade = np.full(st.pi.size, -1)
+    for t, docs in truth.items():
+        for d, g in docs.items():
+            grade[key[t, d]] = g
+    ms = parse_measures(["nDCG@10", "P@10"])
+    exact = estimate_setting(st.with_audit(np.ones(st.pi.size), grade), ms, counts=False)
+    exact = exact[exact.topic == "all"].set_index(["run", "measure"]).estimate
+    pi = design_pi(st, 0.1 * st.labelled.sum())
+    first = st.with_audit(np.where(draw(pi, 0), pi, 0), np.where(draw(pi, 0), grade, -1), pi)
+    # the first audit: 2,088 documents, 83 bins, each with its own grade distribution
+    assert (int(first.audited.sum()), int(first.audited.sum()) // ppi.PER_BIN) == (2088, 83)
+    assert np.unique(_model(first, True).judge, axis=0).shape[0] == 83
+
+    def run_means(per: int) -> pd.DataFrame:
+        monkeypatch.setattr(ppi, "PER_BIN", per)
+        out = []
+        for rep in range(15):
+            hit = draw(pi, rep)
+            r = estimate_setting(st.with_audit(np.where(hit, pi, 0), np.where(hit, grade, -1),
+                                               pi), ms, level=0.9, counts=False)
+            r = r[r.topic == "all"].set_index(["run", "measure"])
+            true = exact.reindex(r.index)
+            out.append(pd.DataFrame({"err": r.estimate - true, "width": r.hi - r.lo,
+                                     "cov": (r.lo <= true) & (true <= r.hi)}))
+        return pd.concat(out).groupby(level=1).mean()
+
+    fine, deciles = run_means(25), run_means(10**9)
+    assert fine.width.to_dict() == pytest.approx({"P@10": 0.0562, "nDCG@10": 0.1206}, abs=1e-3)
+    assert deciles.width.to_dict() == pytest.approx({"P@10": 0.0839, "nDCG@10": 0.1517},
+                                                    abs=1e-3)
+    assert fine["cov"].to_dict() == pytest.approx({"P@10": 0.911, "nDCG@10": 0.978}, abs=1e-3)
+    assert deciles["cov"].to_dict() == pytest.approx({"P@10": 0.889, "nDCG@10": 0.978},
+                                                     abs=1e-3)
+    assert (fine.err.abs() < 0.002).all()
+
+
 def test_design_probabilities():
     truth, judge, runs = _population(5)
     st, _ = _setting(truth, judge, runs)

@@ -112,9 +112,17 @@ def _model(st: Setting, calibrate: bool, lam: float | None = None) -> _Model:
         return _Model(unknown, z, st.dist, st.dist, inv, False, lam)
     design = _design(st, unknown, audited)
     w = np.where(unknown, (1.0 - design) / np.where(unknown, design, 1.0), 0.0)
-    bin_, nb = ppi.bins(st.dist @ np.arange(st.levels))
+    expected = st.dist @ np.arange(st.levels)
     grade = np.maximum(st.audit_grade, 0)
-    judge = ppi.grade_model(bin_, audited, grade, st.pi, nb, st.levels)[bin_]
+    coarse, nc = ppi.bins(expected)
+    judge = ppi.grade_model(coarse, audited, grade, st.pi, nc, st.levels)
+    bin_, nb = ppi.bins(expected, int(audited.sum()))
+    if nb > nc:  # fine bins, each shrunk toward its coarse bin's distribution
+        parent = np.zeros(nb, dtype=np.int64)
+        parent[bin_] = coarse
+        judge = ppi.grade_model(bin_, audited, grade, st.pi, nb, st.levels,
+                                prior=judge[parent])
+    judge = judge[bin_]
     pooled = ppi.grade_model(np.zeros(st.pi.size, dtype=np.int64), audited, grade, st.pi, 1,
                              st.levels)[np.zeros(st.pi.size, dtype=np.int64)]
     return _Model(unknown, w, judge if calibrate else st.dist, pooled, inv, True, lam)

@@ -32,28 +32,49 @@ from __future__ import annotations
 
 import numpy as np
 
-MAX_BINS = 12  #: a judge with more distinct expected grades is binned by deciles
+MAX_BINS = 12  #: a judge with more distinct expected grades is binned by quantiles
+PER_BIN = 25  #: audited documents per quantile bin of such a judge (at least 10 bins)
 
 
-def bins(expected: np.ndarray) -> tuple[np.ndarray, int]:
+def bins(expected: np.ndarray, audited: int = 0) -> tuple[np.ndarray, int]:
     """Each document's bin: its expected judge grade when there are few distinct ones (a judge
-    of grades), else its decile among the documents."""
+    of grades), else its quantile among the documents, in max(10, audited // PER_BIN) bins
+    (`audited`: the audit's size).
+
+    Deciles were too coarse for a judge of probabilities where relevant documents are few:
+    the top tenth mixes the relevant documents with three times as many others, and the
+    counts per grade, estimated from an audit that mostly misses the relevant documents of a
+    topic, are skewed, which biases the ideal DCG (docs/judges.md, "Why Cranfield's nDCG@10
+    run means miss"). Bins of about PER_BIN audited documents each (estimate._model shrinks
+    each toward its decile's distribution) resolve the top of the judge's scale; with fewer
+    per bin the in-sample fit biases the estimates down (4 per bin: P@10 run means covering
+    0.75-0.78 on a synthetic population where deciles cover 0.87).
+
+    Example: 1,000 probabilities, an audit of 500: 20 bins of 50 documents (and deciles for
+    an audit of 100):
+        >>> b, n = bins(np.linspace(0.0, 1.0, 1000), 500)
+        >>> n, int(np.bincount(b).max()), bins(np.linspace(0.0, 1.0, 1000), 100)[1]
+        (20, 50, 10)
+    """
     values = np.unique(expected)
     if values.size <= MAX_BINS:
         return np.searchsorted(values, expected), max(values.size, 1)
-    edges = np.unique(np.quantile(expected, np.linspace(0, 1, 11)[1:-1]))
+    k = max(10, audited // PER_BIN)
+    edges = np.unique(np.quantile(expected, np.linspace(0, 1, k + 1)[1:-1]))
     return np.searchsorted(edges, expected, side="right"), edges.size + 1
 
 
 def grade_model(bin_: np.ndarray, audited: np.ndarray, grade: np.ndarray, pi: np.ndarray,
-                nbins: int, levels: int) -> np.ndarray:
+                nbins: int, levels: int, prior: np.ndarray | None = None) -> np.ndarray:
     """(nbins, levels): P(human grade | bin), Hajek-weighted over the audited documents and
-    shrunk toward the audit's overall distribution by the weight of one audited document."""
+    shrunk by the weight of one audited document toward `prior` ((nbins, levels): each bin's;
+    by default the audit's overall distribution)."""
     w = np.divide(1.0, pi, out=np.zeros_like(pi), where=audited)
     counts = np.zeros((nbins, levels))
     np.add.at(counts, (bin_[audited], grade[audited]), w[audited])
-    overall = counts.sum(axis=0)
-    prior = overall / overall.sum()
+    if prior is None:
+        overall = counts.sum(axis=0)
+        prior = overall / overall.sum()
     alpha = float(np.median(w[audited]))
     return (counts + alpha * prior) / (counts.sum(axis=1) + alpha)[:, None]
 
