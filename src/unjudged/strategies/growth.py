@@ -71,7 +71,8 @@ T = TypeVar("T")
 #: (rows,) -> (rows, levels) grade probabilities of the model's documents `rows`
 Probabilities = Callable[[np.ndarray], np.ndarray]
 _KEEP = 4  # pools Growth.pool keeps laid out
-_KEEP_BYTES = 1 << 27  # and the bytes of their arrays at most (128 MiB)
+_KEEP_BYTES = 1 << 26  # and the bytes of their arrays at most (64 MiB: with many topics
+#   no run asks for a kept pool again, 239 batches a run at 100,000 topics)
 
 
 def _pool_bytes(pool: Pool) -> int:
