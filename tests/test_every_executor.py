@@ -82,4 +82,5 @@ def test_every_measure_same_on_every_executor(collection, serial, how, monkeypat
     # two worker processes even on a loaded machine (--jobs counts only free processors)
     monkeypatch.setattr("os.getloadavg", lambda: (0.0, 0.0, 0.0))
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr("unjudged.parallel.busy_elsewhere", lambda mask, window=0.1: 0.0)
     assert _estimate(collection, *how) == serial

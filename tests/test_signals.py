@@ -19,6 +19,7 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(),
 # -j 2 means two workers even on a loaded machine (--jobs counts only free processors)
 LAUNCH = ("import os, sys; os.getloadavg = lambda: (0.0, 0.0, 0.0); "
           "os.sched_getaffinity = lambda pid: {0, 1}; "
+          "import unjudged.parallel as p; p.busy_elsewhere = lambda mask, window=0.1: 0.0; "
           "from unjudged.cli import main; sys.argv[0] = 'unjudged'; main()")
 
 
