@@ -286,7 +286,12 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
     # a slice of rows at a time keeps the lookup's temporaries small on a mostly judged run
     for lo in range(0, codes.size, _CHUNK):
         known = np.flatnonzero(codes[lo:lo + _CHUNK] >= 0) + lo
-        run_topic = np.searchsorted(run.offsets, known, side="right") - 1
+        if not known.size:
+            continue
+        # each row's topic, searched among the slice's own topics only (in cache)
+        first, last = np.searchsorted(run.offsets, known[[0, -1]], side="right") - 1
+        run_topic = np.searchsorted(run.offsets[first:last + 1], known, side="right")
+        run_topic += first - 1
         topic = evaluated[run_topic]
         within = known - run.offsets[run_topic]
         keep = topic >= 0

@@ -81,12 +81,22 @@ class Qrels:
         ok = (doc_codes >= 0) & (topic_codes >= 0)
         if not ok.any() or self.keys.size == 0:
             return out
-        k = topic_codes[ok].astype(np.int64) * len(self.docs) + doc_codes[ok]
-        pos = np.searchsorted(self.keys, k)
-        pos_c = np.minimum(pos, self.keys.size - 1)
-        hit = self.keys[pos_c] == k
-        vals = np.full(k.shape, MISSING, dtype=np.int32)
-        vals[hit] = self.key_grades[pos_c[hit]]
+        t = topic_codes[ok]
+        # only the keys of the topics asked about: a run's rows come grouped by topic, so a
+        # slice of them (judge looks 32k rows up at a time) names a few dozen topics whose keys
+        # are a short stretch, in cache, where a search of all the keys walks ~22 levels of an
+        # array out of cache on big qrels (4.2M keys: 2.7 s of 100M lines, 0.3 s in the slice)
+        lo, hi = self.topic_offsets[int(t.min())], self.topic_offsets[int(t.max()) + 1]
+        vals = np.full(t.shape, MISSING, dtype=np.int32)
+        if hi == lo:
+            out[ok] = vals
+            return out
+        keys = self.keys[lo:hi]
+        k = t.astype(np.int64) * len(self.docs) + doc_codes[ok]
+        pos = np.searchsorted(keys, k)
+        np.minimum(pos, keys.size - 1, out=pos)
+        hit = keys[pos] == k
+        vals[hit] = self.key_grades[lo:hi][pos[hit]]
         out[ok] = vals
         return out
 
