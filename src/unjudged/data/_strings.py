@@ -77,10 +77,15 @@ def intern_topics(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.nda
     local = [cast("list[str]", c.dictionary.to_pylist()) for c in chunks]
     names = sorted({n for names in local for n in names}, key=str.encode)
     index = {n: i for i, n in enumerate(names)}
-    parts = [np.array([index[n] for n in names_c], dtype=np.int32)[numpy_of(c.indices)]
-             if len(c) else np.zeros(0, dtype=np.int32)
-             for c, names_c in zip(chunks, local, strict=True)]
-    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+    # each chunk's codes are gathered straight into their place: gathering them apart and
+    # concatenating held two copies (100M lines: 400 MB more, in ~1,800 chunks)
+    codes = np.empty(sum(len(c) for c in chunks), dtype=np.int32)
+    at = 0
+    for c, names_c in zip(chunks, local, strict=True):
+        if len(c):
+            table = np.array([index[n] for n in names_c], dtype=np.int32)
+            np.take(table, numpy_of(c.indices), out=codes[at:at + len(c)])
+            at += len(c)
     return names, codes
 
 
