@@ -4,7 +4,10 @@ qrels, it must give what a dictionary of the judgments gives."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
+import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,20 +26,17 @@ def test_lookup_equals_a_dictionary(tmp_path_factory, judged, asked):
     path = tmp_path_factory.mktemp("q") / "qrels"
     path.write_text("".join(f"t{t} 0 d{d} {g}\n" for (t, d), g in judged.items()))
     qrels = read_qrels(str(path))
+    # "t-1" and "d-1" are never judged: their codes are -1
     tcodes = qrels.topic_codes([f"t{t}" for t, _ in asked])
-    doc_index = {d: i for i, d in enumerate(qrels.docs.to_pylist())}
-    dcodes = np.array([doc_index.get(f"d{d}", -1) if d >= 0 else -1 for _, d in asked])
+    dcodes = qrels.doc_codes(pa.array([f"d{d}" for _, d in asked]))
     got = qrels.lookup(np.asarray(tcodes), dcodes)
-    want = [judged.get((t, d), MISSING) if t >= 0 and d >= 0 else MISSING for t, d in asked]
+    want = [judged.get((t, d), MISSING) for t, d in asked]
     assert got.tolist() == want
 
 
 def test_lookup_by_hand():
     # topics t1 (d1 2, d3 0) and t3 (d2 1); t2 asked about but never judged
-    import io
-
     qrels = read_qrels(io.StringIO("t1 0 d1 2\nt1 0 d3 0\nt3 0 d2 1\n"))
     t = qrels.topic_codes(["t3", "t1", "t2", "t1", "t3"])
-    docs = {d: i for i, d in enumerate(qrels.docs.to_pylist())}
-    d = np.array([docs["d2"], docs["d3"], docs["d1"], docs["d2"], docs["d1"]])
+    d = qrels.doc_codes(pa.array(["d2", "d3", "d1", "d2", "d1"]))
     assert qrels.lookup(np.asarray(t), d).tolist() == [1, 0, MISSING, MISSING, MISSING]

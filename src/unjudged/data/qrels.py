@@ -87,17 +87,15 @@ class Qrels:
         # are a short stretch, in cache, where a search of all the keys walks ~22 levels of an
         # array out of cache on big qrels (4.2M keys: 2.7 s of 100M lines, 0.3 s in the slice)
         lo, hi = self.topic_offsets[int(t.min())], self.topic_offsets[int(t.max()) + 1]
-        vals = np.full(t.shape, MISSING, dtype=np.int32)
-        if hi == lo:
+        if hi > lo:
+            keys = self.keys[lo:hi]
+            k = t.astype(np.int64) * len(self.docs) + doc_codes[ok]
+            pos = np.searchsorted(keys, k)
+            np.minimum(pos, keys.size - 1, out=pos)
+            hit = keys[pos] == k
+            vals = np.full(t.shape, MISSING, dtype=np.int32)
+            vals[hit] = self.key_grades[lo:hi][pos[hit]]
             out[ok] = vals
-            return out
-        keys = self.keys[lo:hi]
-        k = t.astype(np.int64) * len(self.docs) + doc_codes[ok]
-        pos = np.searchsorted(keys, k)
-        np.minimum(pos, keys.size - 1, out=pos)
-        hit = keys[pos] == k
-        vals[hit] = self.key_grades[lo:hi][pos[hit]]
-        out[ok] = vals
         return out
 
     def judged_counts(self, rel_level: int = 1) -> tuple[np.ndarray, np.ndarray]:
