@@ -18,7 +18,7 @@ def test_laid_out_table_equals_laying_out_each_row():
         counts = rng.integers(0, 6, size=shape)
         direct = growth._lay_rows(growth._above(counts), width)
         assert np.array_equal(growth._laid_out(counts, width), direct)
-        coded = growth._laid_codes(counts, width)
+        coded = growth._laid_codes(np.moveaxis(counts, -1, 0), width)
         if coded is not None:
             table, code = coded
             assert np.array_equal(table[code], direct)
@@ -75,3 +75,48 @@ def test_grown_counts_take_the_narrowest_type():
     assert g.counts.dtype == np.uint8 and g.counts.shape == (500, 2, 3)
     assert g.counts[..., 0].max() == 0 and 0 < g.counts[:, 0, 1:].sum(axis=-1).max() <= 2
     assert g.counts[:, 1, 1:].sum(axis=-1).max() <= 1
+
+
+def test_grown_pool_made_when_read_equals_made_at_once():
+    """A grown pool lays out its best grades, and a regrown one copies its counts, only when
+    read (nDCG at a cutoff reads neither): what they then give is what laying out and
+    copying at once gives, and unread they are not made."""
+    from unjudged.data.judged import Pool
+    from unjudged.io import read_qrels, read_run
+    from unjudged.strategies.bootstrap import Draw
+    from unjudged.strategies.fill import pool_counts
+    from unjudged.strategies.position import PositionModel
+
+    rng = np.random.default_rng(11)
+    q = read_qrels({f"t{t}": {f"d{j}": int(rng.integers(0, 3)) for j in range(4)}
+                    for t in range(6)})
+    runs = [read_run({f"t{t}": {f"d{j}": float(9 - j) for j in range(int(rng.integers(2, 9)))}
+                      for t in range(6)}, name="r")]
+    model = PositionModel.build(runs, q)
+    g = growth.Growth.build(model, q, Draw("pool", 0, np.zeros((6, 1), np.uint64)), levels=3,
+                            b=40)
+    base = Pool.build(q, model.topics, "unjudged")
+    pool = g.pool(base, 5, 25, 3)
+    assert "_laid" not in pool.__dict__ or pool.__dict__["_laid"] is None
+    want = pool_counts(base, 3)[None] + g.counts[5:25].astype(np.int64)
+    assert np.array_equal(pool.counts, want) and pool.laid_width == 3
+    assert np.array_equal(pool.sorted_grades, growth._lay_rows(growth._above(want), 3))
+    # a run that drew relevant some documents the growth drew non-relevant (so counted in no
+    # grade): counts and best grades as if made at once
+    rows = np.array([0, 0, 2, 5])
+    got = rng.integers(0, 3, size=(20, 4)).astype(np.int8)
+    before = np.zeros((20, 4), dtype=np.int8)
+    again = g.regrown(pool, got, before, rows)
+    assert callable(again.grown)  # type: ignore[attr-defined]
+    total = want.copy()
+    for it in range(20):
+        for c, t in enumerate(rows):
+            for grades, sign in ((got, 1), (before, -1)):
+                if grades[it, c] > 0:
+                    total[it, t, grades[it, c]] += sign
+    assert np.array_equal(again.counts, total)  # type: ignore[attr-defined]
+    assert np.array_equal(again.sorted_grades, growth._lay_rows(growth._above(total), 3))
+    assert np.array_equal(again.num_rel(1), total[..., 1:].sum(axis=-1))
+    part = again.topic_slice(1, 4)
+    assert np.array_equal(part.counts, total[:, 1:4])  # type: ignore[attr-defined]
+    assert np.array_equal(part.sorted_grades, again.sorted_grades[:, 1:4])

@@ -119,8 +119,10 @@ def _per_row(j, kw: dict) -> bool:
     if cutoff is None or kw.get("gains") or cutoff > PAD_UP_TO:
         return False
     pool = j.pool
-    return pool.sorted_grades.ndim == 2 or (getattr(pool, "rows", None) is not None
-                                            and cutoff <= pool.sorted_grades.shape[-1])
+    rows = getattr(pool, "rows", None)  # a grown pool's (its best grades, unread, stay unmade)
+    if rows is not None:
+        return bool(cutoff <= rows[0].shape[-1])
+    return pool.sorted_grades.ndim == 2
 
 
 def _dcg(grades: np.ndarray, dcg: str, gains: str | None) -> np.ndarray:

@@ -76,9 +76,10 @@ _KEEP_BYTES = 1 << 26  # and the bytes of their arrays at most (64 MiB: with man
 
 
 def _pool_bytes(pool: Pool) -> int:
-    rows = getattr(pool, "rows", None)
-    return pool.sorted_grades.nbytes + getattr(pool, "counts", pool.sorted_grades).nbytes + \
-        (0 if rows is None else rows[1].nbytes)
+    """The bytes a kept pool holds (what it has made so far: see GrownPool)."""
+    arrays = [pool.__dict__.get("_laid"), pool.__dict__.get("grown")]
+    arrays += list(getattr(pool, "rows", None) or ())
+    return sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
 
 
 def unjudged_universe(model: PositionModel, qrels: Qrels, how: Drawing, levels: int
@@ -364,33 +365,41 @@ class Growth:
         mark[place] = True
         cells = np.flatnonzero(mark)
         hi, hk = np.divmod(cells, k)
-        flat = hi * n + ts[hk]  # their (iteration, topic) in the counts' (b * n, width)
-        old = np.take(counts.reshape(-1, width), flat, axis=0)
+        topic = ts[hk]
+        old = counts[hi, topic]  # (cells, width), whatever the counts' layout
         new = old + np.take(net.reshape(-1, width), cells, axis=0)
-        total = counts.copy()
-        total.reshape(-1, width)[flat] = new
+
+        def total() -> np.ndarray:
+            # copied only when read: nDCG at a cutoff reads the rows' codes alone
+            out = counts.copy(order="K")
+            out[hi, topic] = new
+            out.setflags(write=False)
+            return out
+
         # the best grades move only where a count of a grade or better crosses the depth laid
         # out (on a deep pool, rarely): only those cells are laid out again, and a topic whose
         # cells all stay shares what was computed from its best grades (its ideal DCG)
-        laid = pool.sorted_grades
-        depth = laid.shape[-1]
+        depth = pool.laid_width  # type: ignore[attr-defined]
         shifted = np.flatnonzero(
             (_clipped_above(old, depth) != _clipped_above(new, depth)).any(axis=-1))
         same_best = np.ones(n, dtype=bool)
         coded = getattr(pool, "rows", None)
+        laid = pool.sorted_grades if coded is None else None
         if shifted.size:
-            at = flat[shifted]
-            laid = laid.copy()
-            laid.reshape(-1, depth)[at] = _laid_out(new[shifted], depth)
-            same_best[ts[hk[shifted]]] = False
-            if coded is not None:
+            same_best[topic[shifted]] = False
+            if coded is None:
+                laid = pool.sorted_grades.copy()
+                laid[hi[shifted], topic[shifted]] = _laid_out(new[shifted], depth)
+            else:
                 # the moved cells' rows in the parent's table of every possible row: what is
                 # computed from the best grades (the ideal DCG) is then read per row
                 table, code = coded
                 code = code.copy()
-                code.reshape(-1)[at] = _row_codes(new[shifted], depth)
+                code[hi[shifted], topic[shifted]] = _row_codes(new[shifted].T, depth)
                 coded = (table, code)
-        return GrownPool(pool.topics, laid, pool.num_unjudged, total,
+        elif coded is not None:
+            laid = pool.__dict__.get("_laid")  # the parent's, when it laid them out
+        return GrownPool(pool.topics, laid, pool.num_unjudged, total,  # type: ignore[arg-type]
                          parent=pool, same_best=same_best, rows=coded)  # type: ignore[arg-type]
 
     def __getstate__(self) -> dict:
@@ -426,21 +435,33 @@ class Growth:
     def _lay_out(self, base: Pool, i0: int, i1: int, width: int) -> Pool:
         rows = index_codes(self._topic_index, base.topics)
         levels = max(self.counts.shape[-1], int(base.sorted_grades.max(initial=0)) + 1)
-        judged = pool_counts(base, levels)  # (n, levels)
-        total = np.empty((i1 - i0,) + judged.shape, dtype=np.int64)  # (m, n, levels)
-        total[...] = judged
+        judged = pool_counts(base, levels).astype(np.int32)  # (n, levels)
+        # held grade by grade, (levels, m, n), seen as (m, n, levels) (as the growth's own
+        # counts): each grade's sum is one pass over contiguous planes, in int32 (a count
+        # never exceeds a topic's documents), and the laid-out rows' codes read the planes
+        planes = np.empty((levels, i1 - i0, judged.shape[0]), dtype=np.int32)
         have = self.counts.shape[-1]
         span = _span(rows)
-        if span is not None:  # the growth's own topics in order (a batch of them)
-            for g in range(have):  # a grade's counts are a plane of their own (build)
-                total[..., g] += self.counts[i0:i1, span, g]
-        else:
-            total[..., :have] += np.where(rows[None, :, None] >= 0,
-                                          self.counts[i0:i1, np.maximum(rows, 0)], 0)
-        grades, coded = _laid(total, width)
-        grades.setflags(write=False)
-        total.setflags(write=False)
-        return GrownPool(base.topics, grades, base.num_unjudged, total, rows=coded)
+        for g in range(levels):
+            if g >= have:
+                planes[g] = judged[:, g]
+            elif span is not None:  # the growth's own topics in order (a batch of them)
+                np.add(self.counts[i0:i1, span, g], judged[:, g], out=planes[g])
+            else:
+                grown = np.where(rows >= 0, self.counts[i0:i1, np.maximum(rows, 0), g], 0)
+                np.add(grown, judged[:, g], out=planes[g])
+        planes.setflags(write=False)
+        total = planes.transpose(1, 2, 0)
+        w = max(width, 1)
+        coded = _laid_codes(planes, w)
+        if coded is None:
+            grades = _lay_rows(_above(total), w)
+            grades.setflags(write=False)
+            return GrownPool(base.topics, grades, base.num_unjudged, total)
+        # the best grades themselves are laid out only when read (GrownPool.sorted_grades):
+        # an ideal ranking at a cutoff reads the rows' table and codes alone
+        return GrownPool(base.topics, None, base.num_unjudged, total,  # type: ignore[arg-type]
+                         rows=coded)
 
 
 def _span(index: np.ndarray) -> slice | None:
@@ -461,42 +482,46 @@ def _clipped_above(counts: np.ndarray, depth: int) -> np.ndarray:
 def _laid_out(counts: np.ndarray, width: int) -> np.ndarray:
     """(..., width) the best `width` grades, descending, of grade counts (..., levels); -1
     past the last document."""
-    return _laid(counts, width)[0]
-
-
-def _laid(counts: np.ndarray, width: int
-          ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-    """(_laid_out's grades, their table of possible rows and each row's code, or None)."""
     w = max(width, 1)
     # a row is a function of its counts of each grade or better, clipped to the width: when
     # those take few values (a shallow cutoff, a few grades), every possible row is laid out
     # once and each (iteration, topic) picks its own (one pass over the grades, not one per
     # grade and a mask; 3x faster on 100,000 topics x b = 1,000)
-    coded = _laid_codes(counts, w)
+    coded = _laid_codes(np.moveaxis(counts, -1, 0), w)
     if coded is None:
-        return _lay_rows(_above(counts), w), None
+        return _lay_rows(_above(counts), w)
     table, code = coded
     # take, not table[code]: the same rows, 4x faster (fancy indexing of rows is slow)
-    return np.take(table, code, axis=0), coded
+    return np.take(table, code, axis=0)
 
 
-def _laid_codes(counts: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """(every possible laid-out row (codes, w), each row's code (...)) when there are few
-    possible rows, else None."""
-    levels = counts.shape[-1]
+def _laid_codes(planes: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(every possible laid-out row (codes, w), each row's code (...)) of the grade counts
+    `planes` (levels, ...) when there are few possible rows, else None."""
+    levels = planes.shape[0]
     combos = (w + 1) ** levels
-    if combos > _TABLE or combos * w > counts.size:
+    if combos > _TABLE or combos * w > planes.size:
         return None
     every = np.indices((w + 1,) * levels).reshape(levels, -1).T  # the codes' rows, in order
-    return _lay_rows(every, w), _row_codes(counts, w)
+    return _lay_rows(every, w), _row_codes(planes, w)
 
 
-def _row_codes(counts: np.ndarray, w: int) -> np.ndarray:
-    """(...) the code of each row of grade counts (..., levels) in _laid_codes' table."""
-    above = _clipped_above(counts, w)
-    code = np.zeros(counts.shape[:-1], dtype=np.int64)
-    for g in range(counts.shape[-1]):
-        code = code * (w + 1) + above[..., g]
+def _row_codes(planes: np.ndarray, w: int) -> np.ndarray:
+    """(...) the code in _laid_codes' table of each row of grade counts `planes` (levels,
+    ...): sum over grades g of min(documents of grade g or better, w) (w + 1)^(levels - 1 -
+    g), from the best grade down, one plane at a time."""
+    levels = planes.shape[0]
+    # in int32: codes stay below _TABLE, counts below a topic's documents (int64: 6x slower)
+    above = planes[levels - 1].astype(np.int32)
+    clipped = np.minimum(above, w)
+    code = clipped.copy()
+    scale = 1
+    for g in range(levels - 2, -1, -1):
+        scale *= w + 1
+        above += planes[g]
+        np.minimum(above, w, out=clipped)
+        clipped *= scale
+        code += clipped
     return code
 
 
@@ -524,9 +549,14 @@ def _lay_rows(above: np.ndarray, width: int) -> np.ndarray:
 @dataclass(eq=False)
 class GrownPool(Pool):
     """A pool per iteration whose grade counts include drawn documents; `sorted_grades` holds
-    only the best grades (see Growth.pool), so the counts come from `counts`."""
+    only the best grades (see Growth.pool), so the counts come from `counts`.
 
-    counts: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0), np.int64))
+    Both are made when first read, when given as None (`sorted_grades`, from `rows`) or as a
+    function (`counts`): nDCG at a cutoff reads neither (only `rows`), and every run makes
+    its own batches' pools (one int32 per iteration, topic and position: 17 MB a batch)."""
+
+    grown: np.ndarray | Callable[[], np.ndarray] = field(
+        default_factory=lambda: np.zeros((0, 0, 0), np.int64))
     # a pool regrown from `parent` (Growth.regrown) whose best grades are the parent's in the
     # topics `same_best`: there it shares what was computed from them (ideal_memo)
     parent: GrownPool | None = field(default=None, repr=False)
@@ -540,9 +570,38 @@ class GrownPool(Pool):
         if self.parent is not None and self.same_best is not None and self.same_best.all():
             self._best = self.parent._best
 
+    @property  # type: ignore[misc]
+    def sorted_grades(self) -> np.ndarray:  # the dataclass field of Pool, laid out when read
+        laid = self.__dict__.get("_laid")
+        if laid is None:
+            if self.rows is None:
+                raise ValueError("a grown pool without its best grades needs their rows")
+            table, code = self.rows
+            laid = np.take(table, code, axis=0)  # take: 4x faster than table[code]
+            laid.setflags(write=False)
+            self.__dict__["_laid"] = laid
+        return laid
+
+    @sorted_grades.setter
+    def sorted_grades(self, value: np.ndarray | None) -> None:
+        self.__dict__["_laid"] = value
+
+    @property
+    def counts(self) -> np.ndarray:
+        """(iterations, topics, levels) documents of each grade: judged plus drawn."""
+        if callable(self.grown):
+            self.grown = self.grown()
+        return self.grown
+
+    @property
+    def laid_width(self) -> int:
+        """How many best grades `sorted_grades` holds (without laying them out)."""
+        return int(self.rows[0].shape[-1]) if self.rows is not None \
+            else self.sorted_grades.shape[-1]
+
     def ideal_memo(self, depth: int, key: tuple, make: Callable[[], T],
                    of_rows: Callable[[np.ndarray], np.ndarray] | None = None) -> T:
-        if depth > self.sorted_grades.shape[-1]:  # read from the counts
+        if depth > self.laid_width:  # read from the counts
             return self.memo(("ideal", depth, *key), make)
         k = (depth, *key)
         if k not in self._best:
@@ -559,7 +618,7 @@ class GrownPool(Pool):
     @property
     def ideal_width(self) -> int:
         # past the last document of grade > 0 in any iteration the ideal gains nothing
-        return max(self.sorted_grades.shape[-1], int(self.num_rel(1).max(initial=0)))
+        return max(self.laid_width, int(self.num_rel(1).max(initial=0)))
 
     @property
     def num_judged(self) -> np.ndarray:
@@ -578,10 +637,18 @@ class GrownPool(Pool):
         return _laid_out(self.counts, need)
 
     def topic_slice(self, a: int, b: int) -> Pool:
-        # kept: measures slice a batch by topics, and every run's batch is this same pool
-        return self.memo(("topics", a, b), lambda: GrownPool(
-            self.topics[a:b], self.sorted_grades[..., a:b, :], self.num_unjudged[a:b],
-            self.counts[..., a:b, :],
-            None if self.parent is None else self.parent.topic_slice(a, b),  # type: ignore[arg-type]
-            None if self.same_best is None else self.same_best[a:b],
-            rows=None if self.rows is None else (self.rows[0], self.rows[1][..., a:b])))
+        # kept: measures slice a batch by topics, and every run's batch is this same pool;
+        # what is made when read stays so
+        def part() -> GrownPool:
+            laid = self.__dict__.get("_laid")
+            grown = self.grown
+            return GrownPool(
+                self.topics[a:b],
+                None if laid is None else laid[..., a:b, :],  # type: ignore[arg-type]
+                self.num_unjudged[a:b],
+                (lambda: self.counts[..., a:b, :]) if callable(grown) else grown[..., a:b, :],
+                None if self.parent is None else self.parent.topic_slice(a, b),  # type: ignore[arg-type]
+                None if self.same_best is None else self.same_best[a:b],
+                rows=None if self.rows is None else (self.rows[0], self.rows[1][..., a:b]))
+
+        return self.memo(("topics", a, b), part)
