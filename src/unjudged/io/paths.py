@@ -406,7 +406,7 @@ def frame_tag(frame: Any) -> str | None:
 
 
 def _file_of(source: Any) -> str | None:
-    if type(source).__name__ == "Run":
+    if type(source).__module__ == "unjudged.data.run":  # ours (a ranx Run is read as a dict)
         return None if source.source.startswith("<") else source.source
     if isinstance(source, (str, os.PathLike)):
         return "<stdin>" if str(source) == "-" else os.fspath(source)
