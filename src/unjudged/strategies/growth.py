@@ -589,9 +589,11 @@ class GrownPool(Pool):
     @property
     def counts(self) -> np.ndarray:
         """(iterations, topics, levels) documents of each grade: judged plus drawn."""
-        if callable(self.grown):
-            self.grown = self.grown()
-        return self.grown
+        grown = self.grown  # read once: another thread may make it meanwhile (the same)
+        if callable(grown):
+            grown = grown()
+            self.grown = grown
+        return grown
 
     @property
     def laid_width(self) -> int:
