@@ -2,7 +2,11 @@
 N topics with three judged documents each (grades 0-2, seeded), 10 runs of 1-5 documents per
 topic, nDCG@10, the bootstrap with the runs as --pool-runs.
 
-    .venv/bin/python benchmarks/topics_scale.py 100000 1000    # topics, b
+    .venv/bin/python benchmarks/topics_scale.py 100000 1000      # topics, b (one process)
+    .venv/bin/python benchmarks/topics_scale.py 100000 1000 2    # ... on 2 worker processes
+
+The peak is this process's and, with workers, the largest worker's (each holds one run's
+samples at a time).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ def main(argv: list[str]) -> int:
 
     warnings.simplefilter("ignore", UnjudgedWarning)
     n, b = int(argv[0]), int(argv[1])
+    workers = int(argv[2]) if len(argv) > 2 else 1
     rng = np.random.default_rng(0)
     t0 = time.perf_counter()
     q = read_qrels({str(t): {f"d{j}": int(rng.integers(0, 3)) for j in range(3)}
@@ -31,11 +36,13 @@ def main(argv: list[str]) -> int:
                       for t in range(n)}, name=f"r{i}") for i in range(10)]
     t1 = time.perf_counter()
     est = estimate_runs(runs, q, parse_measures(["nDCG@10"]), methods=["bootstrap"], b=b,
-                        pool_runs=runs)
+                        pool_runs=runs, workers=workers)
     t2 = time.perf_counter()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"topics {n} b {b}: inputs {t1 - t0:.1f} s, estimate {t2 - t1:.1f} s, "
-          f"peak {peak:.0f} MB; first run's nDCG@10 {float(est.runs[0].run_point[0]):.6f}")
+          f"peak {peak:.0f} MB" + (f" (largest worker {worker:.0f} MB)" if workers > 1 else "")
+          + f"; first run's nDCG@10 {float(est.runs[0].run_point[0]):.6f}")
     return 0
 
 
