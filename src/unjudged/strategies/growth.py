@@ -347,27 +347,26 @@ class Growth:
         k = ts.size
         it, cell = np.divmod(moved, rows.size)
         place = it * k + local[cell]  # the moved draws' (iteration, topic) cells
-        # the net change of each (iteration, topic, grade) count: the relevant grades only
-        # (grade 0 adds no document), grades past the counts' last counted there
-        size = got.shape[0] * k * width
-        net = np.zeros(size, dtype=np.int64)
-        for grades, sign in ((got, 1), (base, -1)):
-            g = np.minimum(grades.reshape(-1)[moved], width - 1)
-            rel = g > 0
-            found = np.bincount(place[rel] * width + g[rel], minlength=size)
-            if sign > 0:
-                net += found
-            else:
-                net -= found
-        # the cells a moved draw is in, each once (ascending); a cell whose changes cancel
-        # keeps its counts (and its best grades)
+        # the cells a moved draw is in, each once (ascending), and each draw's among them; a
+        # cell whose changes cancel keeps its counts (and its best grades)
         mark = np.zeros(got.shape[0] * k, dtype=bool)
         mark[place] = True
         cells = np.flatnonzero(mark)
+        at = np.cumsum(mark, dtype=np.int64)[place] - 1
+        # the net change of each of those cells' grade counts: the relevant grades only (grade
+        # 0 adds no document), grades past the counts' last counted there; over the moved
+        # cells alone, not every (iteration, topic)
+        size = cells.size * width
+        g = np.minimum(got.reshape(-1)[moved], width - 1)
+        rel = g > 0
+        net = np.bincount(at[rel] * width + g[rel], minlength=size)
+        g = np.minimum(base.reshape(-1)[moved], width - 1)
+        rel = g > 0
+        net -= np.bincount(at[rel] * width + g[rel], minlength=size)
         hi, hk = np.divmod(cells, k)
         topic = ts[hk]
         old = counts[hi, topic]  # (cells, width), whatever the counts' layout
-        new = old + np.take(net.reshape(-1, width), cells, axis=0)
+        new = old + net.reshape(-1, width)
 
         def total() -> np.ndarray:
             # copied only when read: nDCG at a cutoff reads the rows' codes alone
