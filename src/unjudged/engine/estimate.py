@@ -712,8 +712,7 @@ def _shifts_runs(settings: EstimateSettings) -> bool:
 def pool_misfit(runs: Sequence[Run], qrels: Qrels, model: PositionModel,
                 settings: EstimateSettings):
     """The judged misfits of `runs` under `model`: their mean and between-run spread."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    from unjudged.parallel import ThreadExecutor
     from unjudged.strategies.misfit import DEPTH, Pool, judged_offset
 
     pol = settings.policies
@@ -727,8 +726,8 @@ def pool_misfit(runs: Sequence[Run], qrels: Qrels, model: PositionModel,
     # releases the GIL (10 runs of 100,000 topics: 4-6 s one at a time -> 3 s); in the runs'
     # order. The qrels' document index first: built once, not by both threads
     qrels.doc_index()
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        found = list(pool.map(offset, runs))
+    with ThreadExecutor(2) as threads:
+        found = threads.map(offset, runs)
     table = np.array(found, dtype=float).reshape(-1, 2)
     return Pool.of(table[:, 0], table[:, 1])
 

@@ -76,10 +76,7 @@ _KEEP_BYTES = 1 << 26  # and the bytes of their arrays at most (64 MiB: with man
 
 
 def _pool_bytes(pool: Pool) -> int:
-    """The bytes a kept pool holds (what it has made so far: see GrownPool)."""
-    arrays = [pool.__dict__.get("_laid"), pool.__dict__.get("grown")]
-    arrays += list(getattr(pool, "rows", None) or ())
-    return sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
+    return pool.held_bytes if isinstance(pool, GrownPool) else pool.sorted_grades.nbytes
 
 
 def unjudged_universe(model: PositionModel, qrels: Qrels, how: Drawing, levels: int
@@ -356,13 +353,12 @@ class Growth:
         # the net change of each of those cells' grade counts: the relevant grades only (grade
         # 0 adds no document), grades past the counts' last counted there; over the moved
         # cells alone, not every (iteration, topic)
-        size = cells.size * width
-        g = np.minimum(got.reshape(-1)[moved], width - 1)
-        rel = g > 0
-        net = np.bincount(at[rel] * width + g[rel], minlength=size)
-        g = np.minimum(base.reshape(-1)[moved], width - 1)
-        rel = g > 0
-        net -= np.bincount(at[rel] * width + g[rel], minlength=size)
+        def counted(grades: np.ndarray) -> np.ndarray:
+            g = np.minimum(grades.reshape(-1)[moved], width - 1)
+            rel = g > 0
+            return np.bincount(at[rel] * width + g[rel], minlength=cells.size * width)
+
+        net = counted(got) - counted(base)
         hi, hk = np.divmod(cells, k)
         topic = ts[hk]
         old = counts[hi, topic]  # (cells, width), whatever the counts' layout
@@ -397,7 +393,7 @@ class Growth:
                 code[hi[shifted], topic[shifted]] = _row_codes(new[shifted].T, depth)
                 coded = (table, code)
         elif coded is not None:
-            laid = pool.__dict__.get("_laid")  # the parent's, when it laid them out
+            laid = pool.laid_so_far  # type: ignore[attr-defined]  # the parent's, if made
         return GrownPool(pool.topics, laid, pool.num_unjudged, total,  # type: ignore[arg-type]
                          parent=pool, same_best=same_best, rows=coded)  # type: ignore[arg-type]
 
@@ -489,6 +485,11 @@ def _laid_out(counts: np.ndarray, width: int) -> np.ndarray:
     coded = _laid_codes(np.moveaxis(counts, -1, 0), w)
     if coded is None:
         return _lay_rows(_above(counts), w)
+    return _rows_of(coded)
+
+
+def _rows_of(coded: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """(..., w) the rows of _laid_codes' table that the codes name."""
     table, code = coded
     # take, not table[code]: the same rows, 4x faster (fancy indexing of rows is slow)
     return np.take(table, code, axis=0)
@@ -571,12 +572,11 @@ class GrownPool(Pool):
 
     @property  # type: ignore[misc]
     def sorted_grades(self) -> np.ndarray:  # the dataclass field of Pool, laid out when read
-        laid = self.__dict__.get("_laid")
+        laid = self.laid_so_far
         if laid is None:
             if self.rows is None:
                 raise ValueError("a grown pool without its best grades needs their rows")
-            table, code = self.rows
-            laid = np.take(table, code, axis=0)  # take: 4x faster than table[code]
+            laid = _rows_of(self.rows)
             laid.setflags(write=False)
             self.__dict__["_laid"] = laid
         return laid
@@ -584,6 +584,17 @@ class GrownPool(Pool):
     @sorted_grades.setter
     def sorted_grades(self, value: np.ndarray | None) -> None:
         self.__dict__["_laid"] = value
+
+    @property
+    def laid_so_far(self) -> np.ndarray | None:
+        """The best grades if they have been laid out, else None (without laying them out)."""
+        return self.__dict__.get("_laid")
+
+    @property
+    def held_bytes(self) -> int:
+        """The bytes of what this pool has made so far (what keeping it costs)."""
+        arrays = [self.laid_so_far, self.grown, *(self.rows or ())]
+        return sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
 
     @property
     def counts(self) -> np.ndarray:
@@ -641,7 +652,7 @@ class GrownPool(Pool):
         # kept: measures slice a batch by topics, and every run's batch is this same pool;
         # what is made when read stays so
         def part() -> GrownPool:
-            laid = self.__dict__.get("_laid")
+            laid = self.laid_so_far
             grown = self.grown
             return GrownPool(
                 self.topics[a:b],
