@@ -280,7 +280,10 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
     packed = np.full((n, max(depth, 1)), NONPOOL, dtype=np.int16)
     if depth == 0 or not np.all(lengths == depth):
         packed[np.arange(packed.shape[1]) >= lengths[:, None]] = PAD
-    codes = run.doc_codes(qrels)
+    # the reader's (topic, document) pairs when it found them for these qrels, else each
+    # row's document in the qrels vocabulary, looked up with its topic below
+    pairs = run.judged_pairs(qrels)
+    codes = run.doc_codes(qrels) if pairs is None else pairs
     evaluated = np.full(len(run.topics) + 1, -1, dtype=np.int64)
     evaluated[run_idx[retrieved]] = np.flatnonzero(retrieved)
     # a slice of rows at a time keeps the lookup's temporaries small on a mostly judged run
@@ -297,7 +300,8 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
         keep = topic >= 0
         keep[keep] = within[keep] < lengths[topic[keep]]
         topic, within = topic[keep], within[keep]
-        grades = qrels.lookup(q_idx[topic], codes[known[keep]])
+        grades = qrels.lookup(q_idx[topic], codes[known[keep]]) if pairs is None else \
+            qrels.key_grades[pairs[known[keep]]]
         negative = (grades < 0) & (grades != MISSING)
         found = np.where(grades == MISSING, NONPOOL, grades)
         found[negative] = 0 if policies.negative == "nonrel" else UNJUDGED

@@ -40,6 +40,7 @@ class Qrels:
     source: str = "<memory>"
     _topic_index: dict[str, int] | None = field(default=None, repr=False)
     _doc_index: object = field(default=None, repr=False)
+    _pair_index: object = field(default=None, repr=False)
 
     @property
     def topic_index(self) -> dict[str, int]:
@@ -74,6 +75,24 @@ class Qrels:
 
             self._doc_index = VocabularyIndex(self.docs)
         return self._doc_index
+
+    def pair_index(self):
+        """The judged (topic, document) pairs searchable by a row's topic and fingerprint
+        (unjudged.data._pairs), built on first use; None when two documents of one topic
+        share its key (a fingerprint collision): then rows go through `doc_codes`."""
+        index = self._pair_index
+        if index is None or index.keys is not self.keys:
+            from unjudged.data._pairs import PairIndex
+
+            index = PairIndex(self.keys, self.topic_offsets, self.docs)
+            self._pair_index = index
+        return index if index.exact else None
+
+    def prepare_lookup(self) -> None:
+        """Build what a reader looks a run's rows up with before it reads the run, so that
+        its temporaries never coexist with the run's."""
+        if self.pair_index() is None:
+            self.doc_index()
 
     def lookup(self, topic_codes: np.ndarray, doc_codes: np.ndarray) -> np.ndarray:
         """Grades of (topic, doc) pairs given as qrels codes; -(2**31) where not judged."""

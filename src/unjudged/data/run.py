@@ -52,6 +52,7 @@ class Run:
     _docno: pa.Array | None = field(default=None, repr=False)
     _score: np.ndarray | None = field(default=None, repr=False)
     _codes: tuple | None = field(default=None, repr=False)
+    _pairs: tuple | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return int(self.offsets[-1])
@@ -98,6 +99,18 @@ class Run:
             codes = qrels.doc_codes(self.file_docno) if file_codes is None else file_codes
             self._codes = (qrels.docs, codes if self.order is None else codes[self.order])
         return self._codes[1]
+
+    def judged_pairs(self, qrels) -> np.ndarray | None:
+        """Each row's position in `qrels.keys` (ranking order), -1 where the qrels do not
+        judge the document for the row's topic; None unless the reader found them (then
+        `doc_codes` and `Qrels.lookup` give the same grades)."""
+        held = self._pairs
+        return held[1] if held is not None and held[0] is qrels.keys else None
+
+    def keep_pairs(self, qrels, file_pairs: np.ndarray) -> None:
+        """Hand over `judged_pairs` computed in file order (by the reader)."""
+        pairs = file_pairs if self.order is None else file_pairs[self.order]
+        self._pairs = (qrels.keys, pairs)
 
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)

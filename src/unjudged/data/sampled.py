@@ -321,12 +321,16 @@ def judge_sampled(run: Run, qrels: SampledQrels, policies: Policies = Policies()
     run_idx = run.topic_codes(base.topics)
     q_idx = qrels.topic_codes(base.topics)
     rows = (run.offsets[np.maximum(run_idx, 0)][:, None] + cols)[inside]
-    codes = run.doc_codes(qrels)[rows] if rows.size else np.zeros(0, np.int32)
-    key = np.broadcast_to(q_idx[:, None], inside.shape)[inside] * len(qrels.docs) + codes
-    pos = np.minimum(np.searchsorted(qrels.keys, key), max(qrels.keys.size - 1, 0))
-    hit = (codes >= 0) & (qrels.keys[pos] == key)  # qrels are never empty (read_qrels)
     key_index = np.full((n, depth), -1, dtype=np.int64)
-    key_index[inside] = np.where(hit, pos, -1)
+    pairs = run.judged_pairs(qrels)  # each row's position in qrels.keys, when the reader
+    if pairs is not None:            # found them for these qrels
+        key_index[inside] = pairs[rows]
+    else:
+        codes = run.doc_codes(qrels)[rows] if rows.size else np.zeros(0, np.int32)
+        key = np.broadcast_to(q_idx[:, None], inside.shape)[inside] * len(qrels.docs) + codes
+        pos = np.minimum(np.searchsorted(qrels.keys, key), max(qrels.keys.size - 1, 0))
+        hit = (codes >= 0) & (qrels.keys[pos] == key)  # qrels are never empty (read_qrels)
+        key_index[inside] = np.where(hit, pos, -1)
     known = key_index >= 0
     stratum = np.where(known, qrels.key_strata[key_index], OUTSIDE).astype(np.int16)
     weight = (known & (qrels.key_grades[key_index] >= 0)).astype(np.float64)

@@ -106,7 +106,7 @@ def read_run(source: Any, *, name: str | None = None, ties: TieBreak = "trec_eva
                            source=path, default=os.path.basename(path))
     include = ["qid", "docno", "score"] + (["rank"] if ties == "rank" else [])
     if qrels is not None:
-        qrels.doc_index()
+        qrels.prepare_lookup()
     try:
         table, text, head = load_table(source, _NAMES, _rules(ties), include=include,
                                        extra_ok=True,
@@ -164,7 +164,7 @@ def iter_runs(sources: Iterable[Any], *, ties: TieBreak = "trec_eval",
     paths = expand_paths(sources, notify)
     namer = RunNamer(paths, names, notify)
     if qrels is not None:
-        qrels.doc_index()  # built once, before reader threads share it
+        qrels.prepare_lookup()  # built once, before reader threads share it
 
     def read(i: int) -> Run:
         return read_run(paths[i], name=namer.names[i], ties=ties, qrels=qrels)
@@ -233,14 +233,22 @@ def build_run(qid, docno, score, rank=None, *, name: str, source: str,
     strings first.
     """
     file_score, key = _score_key(score, ties, source, data)
-    # A second thread looks the documents up in the qrels while this one interns topics and
-    # sorts (numpy and Arrow release the GIL). The duplicate check below needs fingerprints:
-    # the worker computes them first when its lookup uses them too, else this thread does.
-    hashed = qrels is not None and qrels.doc_index().by_hash(len(docno))
+    # A second thread looks the rows up in the qrels while this one sorts (numpy and Arrow
+    # release the GIL): by (topic, document) pair where the qrels' pair index serves (it needs
+    # the rows' topics, interned first; data/_pairs.py), else by document in the vocabulary.
+    # The duplicate check below needs fingerprints: the worker computes them first when its
+    # lookup uses them too, else this thread does.
+    index = qrels.pair_index() if qrels is not None else None
+    hashed = qrels is not None and index is None and qrels.doc_index().by_hash(len(docno))
     with _helper(len(docno)) as pool:
-        found = pool.submit(_prints_and_codes, docno, qrels, not hashed)
+        if index is None:
+            found = pool.submit(_prints_and_codes, docno, qrels, not hashed)
         topics, tcode, starts, block_codes = blocks if blocks is not None else topic_blocks(qid)
         del qid, blocks
+        if index is not None:
+            assert qrels is not None
+            found = pool.submit(_prints_and_pairs, docno, index, tcode,
+                                qrels.topic_codes(topics))
         ranks = _ranks(rank, source, data) if ties == "rank" else None
         order = ranking_order(tcode, key, docno, ranks, ties, blocks=(starts, block_codes))
         del key
@@ -250,11 +258,13 @@ def build_run(qid, docno, score, rank=None, *, name: str, source: str,
         run = Run(name=name, topics=topics, offsets=offsets, file_docno=docno,
                   file_score=file_score, order=order, source=source)
         mine = fingerprints(docno) if hashed else None
-        fp, codes = found.result()
+        fp, looked = found.result()
         fp = mine if fp is None else fp
         assert fp is not None  # the worker computed them, or this thread did
-        if codes is not None:
-            run.doc_codes(qrels, codes)
+        if looked is not None and index is not None:
+            run.keep_pairs(qrels, looked)
+        elif looked is not None:
+            run.doc_codes(qrels, looked)
     # a document twice in one topic: checked where each topic's rows are together, which for
     # the usual file is already the file's own order
     if starts.size == len(topics):
@@ -309,6 +319,12 @@ def _prints_and_codes(docno, qrels: Qrels | None, prints: bool
                       ) -> tuple[np.ndarray | None, np.ndarray | None]:
     fp = fingerprints(docno) if prints else None
     return fp, (qrels.doc_codes(docno, fp) if qrels is not None else None)
+
+
+def _prints_and_pairs(docno, index, tcode: np.ndarray, topic_map: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    fp = fingerprints(docno)
+    return fp, index.find(tcode, topic_map, docno, fp)
 
 
 def _rules(ties: TieBreak):
