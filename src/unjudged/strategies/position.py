@@ -290,12 +290,21 @@ def _fit(qrels: Qrels, topics: list[str], tk: np.ndarray, ukeys: np.ndarray, bes
     topic at the topic's mean features (weight 1/2 each) keep every intercept finite. Also
     where the fit has support: the VOTE_SUPPORT quantile of those documents' votes (the vote
     floor) and the BEST_SUPPORT quantile of their best ranks (past it, documents are deep)."""
-    n_t = len(topics)
+    if len(topics) == 0 or len(qrels) == 0:
+        split = np.zeros((len(topics), levels))
+        split[:, -1] = 1.0
+        return np.zeros(len(topics)), np.zeros(2), split, 0.0, float("inf")
+    return _fit_judged(*_judged(qrels, topics, tk), len(topics), ukeys, best, votes, rel_level,
+                       levels)
+
+
+def _fit_judged(k: np.ndarray, t: np.ndarray, g: np.ndarray, n_t: int, ukeys: np.ndarray,
+                best: np.ndarray, votes: np.ndarray, rel_level: int, levels: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """_fit on the judged documents given as (key, topic index, grade) (benchmarks/
+    prior_holdout.py fits it on qrels less a run's unique judgments)."""
     split = np.zeros((n_t, levels))
     split[:, -1] = 1.0
-    if n_t == 0 or len(qrels) == 0:
-        return np.zeros(n_t), np.zeros(2), split, 0.0, float("inf")
-    k, t, g = _judged(qrels, topics, tk)
     # every topic's relevant grades counted at once (a loop over topics read every judgment
     # once per topic: quadratic, minutes at 100,000 topics)
     rel = g >= rel_level
