@@ -118,3 +118,22 @@ def test_a_key_shared_by_two_documents_falls_back_to_the_vocabulary(tmp_path, mo
     run = read_run(path, qrels=q)
     assert run.judged_pairs(q) is None
     assert np.array_equal(judge(run, q).grades, expected)
+
+
+def test_more_topics_than_16_bits_hold(tmp_path):
+    # 70,000 topics: the topic code takes 17 bits of the key, the dropped fingerprint bits are
+    # kept in 32 bits instead of 16
+    n = 70_000
+    lines = [f"{t} 0 d{t % 97} {t % 3}\n" for t in range(n)] + ["5 0 long-document-id-5 2\n"]
+    qp = tmp_path / "q.txt"
+    qp.write_text("".join(lines))
+    q = read_qrels(qp)
+    index = q.pair_index()
+    assert index is not None and index._low.dtype == np.uint32
+    run = "".join(f"{t} Q0 d{(t + k) % 97} {k + 1} {9 - k} r\n" for t in range(0, n, 7)
+                  for k in range(3)) + "5 Q0 long-document-id-5 9 0.5 r\n"
+    rp = tmp_path / "r.txt"
+    rp.write_text(run)
+    a, b = judge(read_run(rp, qrels=q), q), judge(read_run(rp), q)
+    assert np.array_equal(a.grades, b.grades)
+    assert (a.grades >= 0).sum() == n // 7 + 1  # rank 1 of every topic, and the long id

@@ -452,3 +452,24 @@ def test_the_command_line_lists_every_strategy_and_objective():
 
     assert tuple(STRATEGIES) == cli_plan._STRATEGIES
     assert cli_plan._OBJECTIVES == OBJECTIVES
+
+
+def test_first_equals_the_head_of_the_full_order():
+    """strategies._first: the first n of the full order, ties (at the n-th key too) broken
+    by best rank, topic and document id as the full order breaks them; NaN keys last."""
+    from types import SimpleNamespace
+
+    from unjudged.planning.strategies import _first, _order
+
+    rng = np.random.default_rng(4)
+    m = 2000
+    best = rng.integers(1, 6, size=m)
+    ctx = SimpleNamespace(best_and_hits=lambda: (best, None),
+                          doc_order=rng.permutation(m), u=SimpleNamespace(
+                              topic=rng.integers(0, 3, size=m)))
+    c = rng.permutation(m)[:1500]
+    for key in (rng.integers(0, 4, size=c.size).astype(float),  # many ties at every value
+                rng.random(c.size), np.where(rng.random(c.size) < 0.5, np.nan, 1.0)):
+        full = _order(ctx, c, key)
+        for n in (0, 1, 7, 64, 700, 1499, 1500, 2000):
+            assert _first(ctx, c, key, n).tolist() == full[:n].tolist()

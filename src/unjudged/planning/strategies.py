@@ -102,10 +102,10 @@ def _by_uncertainty(ctx: Context, k: int) -> tuple[np.ndarray, np.ndarray]:
     while taken < k and left.any():
         s = min(step, k - taken)
         idx = np.flatnonzero(left)
-        look = idx[_order(ctx, c[idx], -stale[idx])[: _LAZY * s]]
+        look = idx[_first(ctx, c[idx], -stale[idx], _LAZY * s)]
         if taken:
             stale[look] = value(c[look])
-        pick = look[_order(ctx, c[look], -stale[look])[:s]]
+        pick = look[_first(ctx, c[look], -stale[look], s)]
         if stale[pick].max(initial=0.0) <= 0.0:
             break  # nothing left moves the objective: the rest by likely relevance
         value(c[pick], update=True)
@@ -118,7 +118,7 @@ def _by_uncertainty(ctx: Context, k: int) -> tuple[np.ndarray, np.ndarray]:
     if taken < k:
         rest = c[left]
         p_rel = ctx.p_relevant()
-        more = rest[_order(ctx, rest, -p_rel[rest])[: k - taken]]
+        more = rest[_first(ctx, rest, -p_rel[rest], k - taken)]
         done = np.concatenate([done, more])
         vals = np.concatenate([vals, np.zeros(more.size)])
     return done, vals
@@ -130,9 +130,25 @@ def _order(ctx: Context, c: np.ndarray, key: np.ndarray) -> np.ndarray:
     return np.lexsort((ctx.doc_order[c], ctx.u.topic[c], best[c], key))
 
 
+def _first(ctx: Context, c: np.ndarray, key: np.ndarray, n: int) -> np.ndarray:
+    """_order(ctx, c, key)[:n] without ordering all of `c`: only the candidates whose key is
+    at most the n-th smallest (ties at it included, so the tie-breaks are the same) are
+    ordered. The uncertainty planner asks for its next few dozen among 462,711 candidates 50
+    times (TREC-COVID round 1, 1,000 documents: 6.4 s of 20 s in the full orders)."""
+    if n <= 0:
+        return np.zeros(0, dtype=np.intp)
+    if n >= c.size:
+        return _order(ctx, c, key)[:n]
+    kth = np.partition(key, n - 1)[n - 1]
+    if np.isnan(kth):  # NaN keys order last: the few before them, in full
+        return _order(ctx, c, key)[:n]
+    sub = np.flatnonzero(key <= kth)
+    return sub[_order(ctx, c[sub], key[sub])[:n]]
+
+
 def _top(ctx: Context, c: np.ndarray, value: np.ndarray, k: int
          ) -> tuple[np.ndarray, np.ndarray]:
-    order = _order(ctx, c, -value)[:k]
+    order = _first(ctx, c, -value, k)
     return c[order], value[order]
 
 
