@@ -36,9 +36,11 @@ class Run:
         order: the permutation from that order to ranking order (None: already in order).
         source: the file name (or "<DataFrame>", "<dict>").
 
-    Document ids and scores are kept in file order: evaluating needs only the documents' codes
-    in a qrels vocabulary (small integers), so the columns of a 7-million-line run are gathered
-    into ranking order only when somebody asks for `docno` or `score`.
+    Document ids and scores are kept in file order: evaluating needs only each row's place
+    among the qrels' judged (topic, document) pairs (`judged_pairs`, found by the reader) or
+    its document's code in the qrels vocabulary (`doc_codes`), small integers, so the columns
+    of a 7-million-line run are gathered into ranking order only when somebody asks for
+    `docno` or `score`.
     """
 
     name: str
