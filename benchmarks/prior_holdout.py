@@ -8,6 +8,12 @@ sum sigmoid(logit p + s) = the documents found relevant; over the runs, its mean
 (issue 30, item 3: a collection-level shift estimated from the data). This is Zobel's (1998)
 leave-one-run-out test of a pool's reusability, applied to the prior instead of to the scores.
 
+With more than MIN_RUNS pooled runs (round 1), each held-out run's misfit is also predicted as
+`estimate` predicts a run's (unjudged.strategies.misfit: the misfit of its remaining judged top
+100 under the refitted prior, shrunk, the pool runs' centre and tau from every run's judged
+misfit), and the held-out shift is compared with that normal: z-scores, and how often the
+shift lies in its 90% interval (item 2: is a run's misfit drawn with the right spread?).
+
 Views: TREC-COVID round 1 (the 143 runs on qrels-rnd1; pooled: runs judged to depth 7 on
 half their topics or more) and Cranfield, CACM, CISI, NPL (the 12 runs of run_level.py's dense
 view on the depth-10 pool of BM25, QL and TF-IDF, which are the pooled runs).
@@ -65,6 +71,7 @@ def held_out(runs: list, qrels: Any, pooled: list[str]) -> list[dict[str, Any]]:
     """Per pooled run: its unique judged documents, how many are relevant, what the prior
     refitted without them predicts, and the shift between the two."""
     from unjudged.strategies import position as P
+    from unjudged.strategies.misfit import DEPTH, Pool, RunShift, offset
 
     topics = list(qrels.topics)
     tk, index = P.topic_keys(topics), {t: i for i, t in enumerate(topics)}
@@ -80,6 +87,19 @@ def held_out(runs: list, qrels: Any, pooled: list[str]) -> list[dict[str, Any]]:
     order = np.argsort(jk)
     jk, jt, jg = jk[order], jt[order], jg[order]
     levels = max(int(qrels.key_grades.max(initial=0)) + 1, 2)
+    by_name = {r.name: r for r in runs}
+
+    def judged_misfit(run: Any, m: Any, keep: np.ndarray) -> tuple[float, float]:
+        """misfit.offset of the run's judged top 100 (those `keep` leaves) under `m`."""
+        k, t, _ = P._row_keys(run, index, tk, DEPTH)
+        at = np.minimum(np.searchsorted(jk, k), jk.size - 1)
+        ok = (jk[at] == k) & keep[at]
+        p = m.probabilities(t[ok], k[ok], levels)[:, 1:].sum(axis=1)
+        return offset((jg[at[ok]] >= 1).astype(float), p)
+
+    everything = np.ones(jk.size, dtype=bool)
+    misfits = np.array([judged_misfit(r, model, everything) for r in runs])
+    pool = Pool.of(misfits[:, 0], misfits[:, 1])
     out = []
     for name, k in tops.items():
         mine = np.intersect1d(k, once)
@@ -96,8 +116,14 @@ def held_out(runs: list, qrels: Any, pooled: list[str]) -> list[dict[str, Any]]:
                                 *fit[:3], 1, False, *fit[3:])
         p = refit.probabilities(jt[at], jk[at], levels)[:, 1:].sum(axis=1)
         y = (jg[at] >= 1).astype(float)
-        out.append({"run": name, "documents": int(at.size), "relevant": float(y.mean()),
-                    "predicted": float(p.mean()), "shift": shift_for(y, p)})
+        row = {"run": name, "documents": int(at.size), "relevant": float(y.mean()),
+               "predicted": float(p.mean()), "shift": shift_for(y, p)}
+        if pool.runs:
+            s_held, se_held = offset(y, p)
+            own = RunShift.of(*judged_misfit(by_name[name], refit, keep), pool, 0)
+            row.update(misfit_shift=s_held, misfit_error=se_held, predicted_mean=own.mean,
+                       predicted_sd=own.sd, pool_centre=pool.centre, pool_tau=pool.tau)
+        out.append(row)
     return out
 
 
@@ -126,7 +152,28 @@ def view(name: str) -> dict[str, Any]:
             "shift_sd": float(s.std(ddof=1)) if s.size > 1 else 0.0,
             "shift_sd_less_noise": float(np.sqrt(max(s.var(ddof=1) - noise, 0.0)))
             if s.size > 1 else 0.0,
+            **_misfit_summary(rows),
             "seconds": round(time.perf_counter() - t0, 1), "per_run": rows}
+
+
+def _misfit_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """How the held-out shifts sit in the misfit's predicted normals (runs whose held-out
+    documents are all relevant or none are left out: their shift is unbounded)."""
+    rows = [r for r in rows if "predicted_mean" in r and r["misfit_error"] < 5]
+    if not rows:
+        return {}
+    s, e = (np.array([r[k] for r in rows]) for k in ("misfit_shift", "misfit_error"))
+    mu, sd = (np.array([r[k] for r in rows]) for k in ("predicted_mean", "predicted_sd"))
+    j = np.array([r["misfit_shift"] for r in rows])
+    z = (s - mu) / np.sqrt(sd ** 2 + e ** 2)
+    resid = float(np.sqrt(max(float((s - mu).var(ddof=1) - np.mean(e ** 2)), 0.0)))
+    judged = np.array([r["predicted_mean"] for r in rows])
+    return {"misfit_runs": len(rows), "misfit_z_mean": float(z.mean()),
+            "misfit_z_sd": float(z.std(ddof=1)),
+            "misfit_cover90": float((np.abs(z) <= 1.6449).mean()),
+            "misfit_corr": float(np.corrcoef(judged, j)[0, 1]),
+            "misfit_residual_sd": resid, "misfit_tau": rows[0]["pool_tau"],
+            "misfit_predicted_sd": float(sd.mean())}
 
 
 def markdown(results: list[dict[str, Any]]) -> str:
@@ -138,6 +185,16 @@ def markdown(results: list[dict[str, Any]]) -> str:
                      f"{r['documents']:,} | {r['relevant']:.3f} | {r['predicted']:.3f} | "
                      f"{r['shift_mean']:+.2f} ({r['shift_median']:+.2f}) | "
                      f"{r['shift_sd']:.2f} ({r['shift_sd_less_noise']:.2f}) |")
+    mis = [r for r in results if "misfit_runs" in r]
+    if mis:
+        lines += ["", "| view | runs | corr(predicted misfit, held-out shift) | z: mean, sd | "
+                  "held-out shift in its 90% interval | residual sd less noise | tau |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in mis:
+            lines.append(f"| {r['view']} | {r['misfit_runs']} | {r['misfit_corr']:.2f} | "
+                         f"{r['misfit_z_mean']:+.2f}, {r['misfit_z_sd']:.2f} | "
+                         f"{r['misfit_cover90']:.3f} | {r['misfit_residual_sd']:.2f} | "
+                         f"{r['misfit_tau']:.2f} |")
     return "\n".join(lines)
 
 
