@@ -41,23 +41,6 @@ OUT = HERE / "results" / "prior_holdout.json"
 VIEWS = ("covid", "cranfield", "cacm", "cisi", "npl")
 
 
-def _logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, 1e-9, 1 - 1e-9)
-    return np.log(p / (1 - p))
-
-
-def shift_for(y: np.ndarray, p: np.ndarray) -> float:
-    """The log-odds shift s with sum sigmoid(logit p + s) = sum y (bisection)."""
-    lo, hi, lp = -8.0, 8.0, _logit(p)
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if (1 / (1 + np.exp(-(lp + mid)))).sum() < y.sum():
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
-
-
 def judged_depth(run: Any, qrels: Any) -> float:
     """The median over the run's topics of its leading judged ranks."""
     from unjudged.data.judged import judge
@@ -67,9 +50,11 @@ def judged_depth(run: Any, qrels: Any) -> float:
     return float(np.median(lead))
 
 
-def held_out(runs: list, qrels: Any, pooled: list[str]) -> list[dict[str, Any]]:
-    """Per pooled run: its unique judged documents, how many are relevant, what the prior
-    refitted without them predicts, and the shift between the two."""
+def held_out(runs: list, qrels: Any, pooled: dict[str, float]) -> list[dict[str, Any]]:
+    """Per pooled run (name: its judged depth): its unique judged documents, how many are
+    relevant, what the prior refitted without them predicts, and the shift between the two
+    (misfit.offset: the log-odds shift of highest likelihood, which makes the predictions add
+    up to the relevant documents, with its standard error)."""
     from unjudged.strategies import position as P
     from unjudged.strategies.misfit import DEPTH, Pool, RunShift, offset
 
@@ -79,7 +64,7 @@ def held_out(runs: list, qrels: Any, pooled: list[str]) -> list[dict[str, Any]]:
     tops = {}
     for r in runs:
         if r.name in pooled:
-            k, _, _ = P._row_keys(r, index, tk, int(judged_depth(r, qrels)))
+            k, _, _ = P._row_keys(r, index, tk, int(pooled[r.name]))
             tops[r.name] = np.unique(k)
     every, count = np.unique(np.concatenate(list(tops.values())), return_counts=True)
     once = every[count == 1]
@@ -116,13 +101,13 @@ def held_out(runs: list, qrels: Any, pooled: list[str]) -> list[dict[str, Any]]:
                                 *fit[:3], 1, False, *fit[3:])
         p = refit.probabilities(jt[at], jk[at], levels)[:, 1:].sum(axis=1)
         y = (jg[at] >= 1).astype(float)
+        shift, error = offset(y, p)
         row = {"run": name, "documents": int(at.size), "relevant": float(y.mean()),
-               "predicted": float(p.mean()), "shift": shift_for(y, p)}
+               "predicted": float(p.mean()), "shift": shift, "shift_error": error}
         if pool.runs:
-            s_held, se_held = offset(y, p)
             own = RunShift.of(*judged_misfit(by_name[name], refit, keep), pool, 0)
-            row.update(misfit_shift=s_held, misfit_error=se_held, predicted_mean=own.mean,
-                       predicted_sd=own.sd, pool_centre=pool.centre, pool_tau=pool.tau)
+            row.update(predicted_mean=own.mean, predicted_sd=own.sd, pool_centre=pool.centre,
+                       pool_tau=pool.tau)
         out.append(row)
     return out
 
@@ -131,12 +116,13 @@ def view(name: str) -> dict[str, Any]:
     t0 = time.perf_counter()
     if name == "covid":
         runs, qrels, _ = covid_setting(DATA)
-        pooled = [r.name for r in runs if judged_depth(r, qrels) >= 7]
+        depths = {r.name: judged_depth(r, qrels) for r in runs}
+        pooled = {n: d for n, d in depths.items() if d >= 7}
     else:
         from dense_bias import _setting
 
         _, runs, _, qrels = _setting(name)
-        pooled = list(POOL_MODELS)
+        pooled = {r.name: judged_depth(r, qrels) for r in runs if r.name in POOL_MODELS}
     rows = held_out(runs, qrels, pooled)
     n = np.array([r["documents"] for r in rows], dtype=float)
     s = np.array([r["shift"] for r in rows])
@@ -159,19 +145,17 @@ def view(name: str) -> dict[str, Any]:
 def _misfit_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """How the held-out shifts sit in the misfit's predicted normals (runs whose held-out
     documents are all relevant or none are left out: their shift is unbounded)."""
-    rows = [r for r in rows if "predicted_mean" in r and r["misfit_error"] < 5]
+    rows = [r for r in rows if "predicted_mean" in r and r["shift_error"] < 5]
     if not rows:
         return {}
-    s, e = (np.array([r[k] for r in rows]) for k in ("misfit_shift", "misfit_error"))
+    s, e = (np.array([r[k] for r in rows]) for k in ("shift", "shift_error"))
     mu, sd = (np.array([r[k] for r in rows]) for k in ("predicted_mean", "predicted_sd"))
-    j = np.array([r["misfit_shift"] for r in rows])
     z = (s - mu) / np.sqrt(sd ** 2 + e ** 2)
     resid = float(np.sqrt(max(float((s - mu).var(ddof=1) - np.mean(e ** 2)), 0.0)))
-    judged = np.array([r["predicted_mean"] for r in rows])
     return {"misfit_runs": len(rows), "misfit_z_mean": float(z.mean()),
             "misfit_z_sd": float(z.std(ddof=1)),
             "misfit_cover90": float((np.abs(z) <= 1.6449).mean()),
-            "misfit_corr": float(np.corrcoef(judged, j)[0, 1]),
+            "misfit_corr": float(np.corrcoef(mu, s)[0, 1]),
             "misfit_residual_sd": resid, "misfit_tau": rows[0]["pool_tau"],
             "misfit_predicted_sd": float(sd.mean())}
 

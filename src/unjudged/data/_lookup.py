@@ -18,13 +18,11 @@ from unjudged.data._strings import (
     equal_strings,
     fingerprints,
     numpy_of,
+    spread_prints,
     string_lengths,
     string_offsets,
 )
 
-# an odd multiplier is a bijection on 64-bit words, and spreads a short docno's bytes (which
-# are its fingerprint) over the high bits the directory is indexed by
-_SPREAD = np.uint64(0x9E3779B97F4A7C15)
 _STEP = 1 << 15  # strings per lookup slice: small temporaries, in cache
 
 
@@ -34,7 +32,7 @@ class VocabularyIndex:
     def __init__(self, vocabulary: pa.Array):
         self.vocabulary = vocabulary
         spread = fingerprints(vocabulary)
-        spread *= _SPREAD
+        spread_prints(spread, out=spread)  # the directory is indexed by the high bits
         code = np.argsort(spread)
         n = spread.size
         vocab = vocabulary.combine_chunks() if isinstance(vocabulary, pa.ChunkedArray) \
@@ -93,7 +91,7 @@ class VocabularyIndex:
         out = np.full(prints.size, -1, dtype=np.int32)
         for lo in range(0, prints.size, _STEP):
             part = out[lo : lo + _STEP]
-            found, record = self._find(prints[lo : lo + _STEP] * _SPREAD)
+            found, record = self._find(spread_prints(prints[lo : lo + _STEP]))
             self._confirm(column, lo, lengths[lo : lo + _STEP], found, record, part)
         return out
 

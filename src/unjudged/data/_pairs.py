@@ -19,13 +19,11 @@ import pyarrow as pa
 from unjudged.data._strings import (
     equal_strings,
     fingerprints,
+    spread_prints,
     string_lengths,
     string_offsets,
 )
 
-# an odd multiplier is a bijection on 64-bit words: it spreads a short docno's bytes (its
-# fingerprint) over the high bits the keys keep (the same as VocabularyIndex's)
-_SPREAD = np.uint64(0x9E3779B97F4A7C15)
 _STEP = 1 << 15  # rows per search slice: small temporaries
 
 
@@ -42,9 +40,10 @@ class PairIndex:
         topics = topic_offsets.size - 1
         self._bits = np.uint64(max(1, int(max(topics, 1) - 1).bit_length()))
         self._high = np.uint64(64) - self._bits
+        self._low_bits = (np.uint64(1) << self._bits) - np.uint64(1)  # what the key drops
         n = keys.size
-        spread = self._spread(fingerprints(docs)[keys % max(len(docs), 1)] if n else
-                              np.zeros(0, np.uint64))
+        spread = spread_prints(fingerprints(docs)[keys % max(len(docs), 1)] if n else
+                               np.zeros(0, np.uint64))
         key = self._key(np.repeat(np.arange(topics, dtype=np.uint64),
                                   np.diff(topic_offsets)), spread)
         # keys come sorted by topic: sorting by this key orders each topic's block alone
@@ -53,17 +52,12 @@ class PairIndex:
         del key
         # the spread fingerprint's low bits, which the key drops: with them a key match is a
         # whole fingerprint match (the multiplier is a bijection)
-        self._low = (spread[order] & ((np.uint64(1) << self._bits) - np.uint64(1))).astype(
+        self._low = (spread[order] & self._low_bits).astype(
             np.uint16 if self._bits <= 16 else np.uint32)
         del spread
         # each entry's key in the qrels (its document is keys % len(docs): not kept twice)
         self._at = order.astype(np.int32 if n < np.iinfo(np.int32).max else np.int64)
         self.exact = not bool(np.any(self._key_sorted[1:] == self._key_sorted[:-1]))
-
-    @staticmethod
-    def _spread(fp: np.ndarray) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return fp * _SPREAD
 
     def _key(self, topic: np.ndarray, spread: np.ndarray) -> np.ndarray:
         key = spread >> self._bits
@@ -93,13 +87,13 @@ class PairIndex:
                 continue
             # only the keys of the slice's topics: a short stretch, searched in cache
             keys = self._key_sorted[a:b]
-            spread = self._spread(prints[lo + rows])
+            spread = spread_prints(prints[lo + rows])
             want = self._key(t.astype(np.uint64), spread)
             pos = np.searchsorted(keys, want)
             np.minimum(pos, keys.size - 1, out=pos)
             match = keys[pos] == want
             pos += a
-            spread &= (np.uint64(1) << self._bits) - np.uint64(1)
+            spread &= self._low_bits
             match &= self._low[pos] == spread
             hit = np.flatnonzero(match)
             rows, pos = rows[hit], pos[hit]

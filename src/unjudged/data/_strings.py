@@ -204,6 +204,18 @@ def _sorted_vocabulary_arrow(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Arr
     return ordered.take(arrow_of(np.flatnonzero(new))), codes
 
 
+# an odd multiplier is a bijection on 64-bit words: it spreads a short docno's bytes (its
+# fingerprint) over the high bits that the lookups' tables are indexed by (data/_lookup.py,
+# data/_pairs.py)
+_SPREAD = np.uint64(0x9E3779B97F4A7C15)
+
+
+def spread_prints(prints: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Fingerprints times _SPREAD (mod 2^64): as distinct as the fingerprints, with every
+    byte of a short id in the high bits."""
+    return np.multiply(prints, _SPREAD, out=out)
+
+
 def fingerprints(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     """A 64-bit fingerprint per string, a function of the string alone: its bytes as one word
     (zero-padded) for strings of up to 8 bytes, a hash of its words and length beyond."""

@@ -283,7 +283,7 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
     # the reader's (topic, document) pairs when it found them for these qrels, else each
     # row's document in the qrels vocabulary, looked up with its topic below
     pairs = run.judged_pairs(qrels)
-    codes = run.doc_codes(qrels) if pairs is None else pairs
+    codes = run.doc_codes(qrels) if pairs is None else pairs  # >= 0: a row to look up
     evaluated = np.full(len(run.topics) + 1, -1, dtype=np.int64)
     evaluated[run_idx[retrieved]] = np.flatnonzero(retrieved)
     # a slice of rows at a time keeps the lookup's temporaries small on a mostly judged run

@@ -724,8 +724,10 @@ def pool_misfit(runs: Sequence[Run], qrels: Qrels, model: PositionModel,
 
     # two runs at a time: judging and the model's probabilities are numpy's work, which
     # releases the GIL (10 runs of 100,000 topics: 4-6 s one at a time -> 3 s); in the runs'
-    # order. The qrels' document index first: built once, not by both threads
-    qrels.doc_index()
+    # order. The qrels' document index first, if a run needs it (one read without these
+    # qrels: judge looks its documents up there): built once, not by both threads
+    if any(run.judged_pairs(qrels) is None for run in runs):
+        qrels.doc_index()
     with ThreadExecutor(2) as threads:
         found = threads.map(offset, runs)
     table = np.array(found, dtype=float).reshape(-1, 2)
