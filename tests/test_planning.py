@@ -162,6 +162,46 @@ def test_entropy_and_the_information_never_negative():
     assert np.all(vals >= 0) and vals.max() > 0
 
 
+def test_candidates_below_the_depth_are_worth_nothing():
+    """value._only_ranked: a candidate no run ranks within the measure's depth gets 0, and the
+    others the values they get alone (mtc_values too)."""
+    from unjudged.planning.value import mtc_values
+
+    q, runs = _flip_case()
+    u = Universe.build(runs, q)
+    e = effects(u, parse_measures("nDCG@2")[0])  # v (C's rank 3) is below the depth
+    draws = np.random.default_rng(0).normal([0.5, 0.45, 0.4], 0.05, size=(500, 3))
+    cands = np.arange(len(u))
+    ranked = np.isin(cands, e.candidate)
+    assert 0 < ranked.sum() < len(u)
+    prob = np.full((len(u), 2), 0.5)
+    m, alone = PairMoments.of(draws), PairMoments.of(draws)
+    m.share_of(e, cands, prob)
+    alone.share_of(e, cands[ranked], prob)
+    assert np.array_equal(m.pair_share, alone.pair_share)
+    for fn in (lambda c: uncertainty_values(e, c, prob, m, 1 - np.eye(3)),
+               lambda c: mtc_values(e, c, 1 - np.eye(3))):
+        vals = fn(cands)
+        assert vals[~ranked].tolist() == [0.0] * int((~ranked).sum())
+        assert vals[ranked].tolist() == fn(cands[ranked]).tolist()
+        assert vals[ranked].max() > 0
+
+
+@given(st.lists(st.integers(0, 2**64 - 1), max_size=60), st.integers(1, 5))
+@settings(max_examples=150, deadline=None)
+def test_distinct_keys_equal_numpy_unique(values, repeat):
+    """strategies.keys.distinct (a hash table) gives np.unique's sorted keys, first positions
+    and inverse, with repeated keys in any order."""
+    from unjudged.strategies.keys import distinct
+
+    keys = np.array(values * repeat, dtype=np.uint64)
+    np.random.default_rng(len(values)).shuffle(keys)
+    want = np.unique(keys, return_index=True, return_inverse=True)
+    got = distinct(keys)
+    for a, b in zip(want, got, strict=True):
+        assert a.tolist() == b.tolist()
+
+
 def test_depth_and_rbp_by_hand():
     q = read_qrels({"t": {"j": 0}})
     a = read_run({"t": {"j": 9, "a1": 8, "a2": 7}}, name="a")

@@ -21,7 +21,7 @@ from unjudged.data.qrels import MISSING, Qrels
 from unjudged.data.run import Run
 from unjudged.errors import IncompatibleInputsError
 from unjudged.policies import Policies
-from unjudged.strategies.keys import combine, string_keys
+from unjudged.strategies.keys import combine, distinct, string_keys
 from unjudged.strategies.position import run_keys, topic_keys
 
 
@@ -88,7 +88,7 @@ class Universe:
             open_pos &= np.isin(keys, _pair_keys(candidates))
         where = np.nonzero(open_pos)
         flat = keys[where]
-        ukeys, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
+        ukeys, first, inverse = distinct(flat)
         at = np.full(keys.shape, -1, dtype=np.int32)
         at[where] = inverse
         rank = where[2] + 1

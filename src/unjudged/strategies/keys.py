@@ -89,6 +89,37 @@ def combine(a: np.ndarray | np.uint64, b: np.ndarray | np.uint64) -> np.ndarray:
         return mix(np.asarray(a, dtype=np.uint64) * _GOLDEN ^ np.asarray(b, dtype=np.uint64))
 
 
+def distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """np.unique(keys, return_index=True, return_inverse=True) of 1-D keys, by hashing: the
+    sorted distinct keys, each one's first position and each key's index among them.
+
+    np.unique sorts all the keys stably (0.9 s for the 3.1M open positions of TREC-COVID
+    round 1's 143 runs, 462,711 distinct); a hash table numbers them in order of first
+    appearance in 0.3 s, and only the distinct ones are sorted.
+
+    Example:
+        >>> [a.tolist() for a in distinct(np.array([5, 3, 5, 1], dtype=np.uint64))]
+        [[1, 3, 5], [3, 1, 0], [2, 1, 2, 0]]
+    """
+    import pandas as pd
+
+    codes, uniq = pd.factorize(keys)
+    uniq = np.asarray(uniq, dtype=keys.dtype)
+    if not codes.size:
+        return uniq, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    # codes number the keys in order of first appearance: a key appears first where the
+    # running maximum of the codes rises
+    peak = np.maximum.accumulate(codes)
+    rises = np.empty(codes.size, dtype=bool)
+    rises[0] = True
+    np.greater(peak[1:], peak[:-1], out=rises[1:])
+    first = np.flatnonzero(rises)
+    order = np.argsort(uniq, kind="stable")
+    place = np.empty(order.size, dtype=np.intp)
+    place[order] = np.arange(order.size)
+    return uniq[order], first[order], place[codes]
+
+
 #: elements of a block of variates worked at once: its temporaries stay in the cache (the
 #: whole (iterations, keys) array at once streamed every one of some twenty steps through
 #: memory: 1.4x slower)
