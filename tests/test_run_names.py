@@ -118,7 +118,7 @@ def test_strict_refuses_to_rename(files):
 
 
 @pytest.mark.parametrize("command", [
-    ["estimate", "-m", "P@1", "-b", "20", "-f", "tsv", "--methods", "nonrel"],
+    ["estimate", "-m", "P@1", "-f", "tsv", "--methods", "nonrel"],
     ["coverage", "-f", "tsv"],
 ])
 def test_other_commands_name_runs_alike(files, command):

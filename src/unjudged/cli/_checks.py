@@ -3,6 +3,7 @@ traceback): click callbacks shared by the commands."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from unjudged.errors import InvalidOptionError
@@ -78,3 +79,38 @@ def clamped_2_63(ctx: Any, param: Any, value: int | None) -> int | None:
         True
     """
     return value if value is None else min(value, LARGEST)
+
+
+def refuse_given(names: Iterable[str], why: str) -> None:
+    """Refuse, in one line, the options among `names` (click parameter names) that the user
+    gave (on the command line or through the environment) although the command ignores them
+    in this use: an option either applies or is refused. `why` ends the sentence, e.g.
+    "without --audit N --judge FILE".
+
+    Example (a command whose --b applies only with --x):
+        >>> import click
+        >>> @click.command()
+        ... @click.option("--x", is_flag=True)
+        ... @click.option("--b", type=int, default=1)
+        ... def cmd(x, b):
+        ...     if not x:
+        ...         refuse_given(["b"], "without --x")
+        >>> from click.testing import CliRunner
+        >>> CliRunner().invoke(cmd, ["--b", "2"]).output.splitlines()[-1]
+        'Error: --b does not apply without --x'
+        >>> CliRunner().invoke(cmd, []).exit_code
+        0
+    """
+    import click
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    wanted = set(names)
+    given = [p for p in ctx.command.params if p.name in wanted and
+             ctx.get_parameter_source(p.name) in (ParameterSource.COMMANDLINE,
+                                                  ParameterSource.ENVIRONMENT)]
+    if given:
+        flags = ", ".join("/".join(max(opts, key=len) for opts in (p.opts, p.secondary_opts)
+                                   if opts) for p in given)
+        verb = "does" if len(given) == 1 else "do"
+        raise click.UsageError(f"{flags} {verb} not apply {why}")

@@ -25,6 +25,7 @@ from unjudged.cli._base import (
     say,
     write_output,
 )
+from unjudged.cli._checks import refuse_given
 from unjudged.cli._judging import (
     JUDGE_OPTION,
     check_judge_options,
@@ -134,6 +135,7 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
     if fmt in TABLE_FORMATS and per_topic:
         raise click.BadParameter(f"-f {fmt} prints one row per run; per-topic values (-q) "
                                  "need table, tsv, csv, jsonl or trec", param_hint="-q")
+    _refuse_unread(strategy, prior, baseline, fmt, test)
     ms = parse_measures(list(measures) or official_measures())
     pol = Policies(ties=ties, negative=negative, complete=complete, rel_level=rel_level,
                    depth=depth, judged_only=judged_only)
@@ -155,9 +157,6 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
         from unjudged.judges.options import judge_qrels
 
         q = judge_qrels(q, list(judges))
-    if pool_runs and strategy == BASELINE:
-        raise click.BadParameter("--pool-runs applies to estimates (--unjudged bootstrap or "
-                                 "expected), not to trec_eval's scores", param_hint="--pool-runs")
     runs, pool = runs_and_pool(runs, pool_runs, q, policies=pol, names=names, strict=strict)
     if baseline is not None:
         runs = list(runs)  # read once, scored twice: the measures and their A_p
@@ -186,6 +185,71 @@ def eval_cmd(qrels, runs, measures, per_topic, complete, rel_level, depth, ties,
                                    seed=seed)
         text += render_baseline(rows, fmt, test=test, alpha=alpha)
     write_output(text, output)
+
+
+#: eval's options of the prior and the draws, by what reads them: the draws alone; any use of
+#: the prior (the pool context included); the prior's spreads, which move the draws but only
+#: the variance of an expectation (which eval does not print); intervals, which eval never
+#: prints (`unjudged estimate` does)
+_DRAWS = ("b", "point", "misfit")
+_PRIOR = ("prior", "empty_run", "grow", "trust", "cap", "pool_runs")
+_SPREADS = ("spread", "shared_spread")
+_INTERVALS = ("interval", "population")
+
+
+def _refuse_unread(strategy: str, prior: str, baseline: str | None, fmt: str, test: str
+                   ) -> None:
+    """Refuse the options eval would ignore under these settings (one line, exit 2): an
+    option either applies or is refused."""
+    from unjudged.strategies.priors import split_prior
+
+    owner = STRATEGIES.owner(strategy)
+    if owner.uses_prior and split_prior(prior)[0] != "estimates":
+        refuse_given(("trust",), "without --prior estimates:FILE")
+    if not owner.uses_prior:
+        refuse_given(_DRAWS + _PRIOR + _SPREADS,
+                     f"to --unjudged {strategy}, which neither draws nor reads a prior "
+                     "(--unjudged bootstrap or expected do)")
+    elif not owner.random:
+        refuse_given(_DRAWS + _SPREADS, f"to --unjudged {strategy}: eval prints its "
+                     "expectation, which draws nothing (the spreads widen only the variance "
+                     "`unjudged estimate` reports)")
+    refuse_given(_INTERVALS, "to eval, which prints one value per run and measure (intervals: "
+                 "`unjudged estimate`)")
+    compares = baseline is not None or fmt in TABLE_FORMATS
+    if not compares:
+        refuse_given(("test", "alpha", "correction"),
+                     "without --baseline or -f latex/markdown (no test is made)")
+    elif fmt not in TABLE_FORMATS:
+        refuse_given(("correction",), "to --baseline's tests (only -f latex/markdown's marks "
+                     "are corrected)")
+    if not owner.random and not (compares and test in ("randomisation", "bootstrap")):
+        refuse_given(("seed",), f"here: nothing is drawn (--unjudged {strategy}, "
+                     f"{'--test ' + test if compares else 'no test'})")
+
+
+def _refuse_unread_estimate(chosen: tuple[str, ...], prior: str, judged: bool) -> None:
+    """Refuse the options estimate would ignore with these --methods and --prior (--judge's
+    ppi rows read --interval, -b and --seed too)."""
+    from unjudged.strategies.base import Moments
+    from unjudged.strategies.priors import split_prior
+
+    methods = [STRATEGIES[m] for m in chosen]
+    names = ",".join(chosen)
+    if not any(s.uses_prior for s in methods):
+        refuse_given(_PRIOR + _SPREADS + ("point", "misfit", "population", "corpus_path",
+                                          "queries_path") +
+                     (() if judged else ("b", "seed", "interval")),
+                     f"to --methods {names}, which neither draw nor read a prior")
+    elif not any(s.random for s in methods):
+        refuse_given(("point", "misfit", "population") + (() if judged else ("b", "seed")),
+                     f"to --methods {names}, which draw nothing")
+    if not any(s.random or isinstance(s, Moments) for s in methods) and not judged:
+        refuse_given(("interval",), f"to --methods {names}, which report no interval")
+    if prior != "text":
+        refuse_given(("queries_path",), "without --prior text")
+    if prior != "text" and split_prior(prior)[0] != "estimates":
+        refuse_given(("trust",), "without --prior estimates:FILE (or text)")
 
 
 def _comparison(results, fmt: str, baseline: str | None, test: str, correction: str,
@@ -256,6 +320,7 @@ def estimate_cmd(qrels, runs, measures, methods, prior, b, seed, point, per_topi
         chosen = check_methods(m.strip() for m in methods.split(",") if m.strip())
     except InvalidOptionError as exc:
         raise click.BadParameter(str(exc), param_hint="--methods") from None
+    _refuse_unread_estimate(chosen, prior, bool(judges))
     check_suffix(samples_path, (".parquet", ".npz"), "--samples")
     check_suffix(plot_path, PLOT_SUFFIXES, "--plot")
     if (samples_path or plot_path or truth_path or pairs) and not any(STRATEGIES[m].random

@@ -19,7 +19,7 @@ from unjudged.cli._base import (
     ties_option,
     write_output,
 )
-from unjudged.cli._checks import measure_names
+from unjudged.cli._checks import measure_names, refuse_given
 from unjudged.cli._judging import JUDGE_OPTION
 from unjudged.cli._runs import cli_runs, run_options
 from unjudged.cli.experiment import experiment_group
@@ -72,6 +72,11 @@ def _settings(strategy, objective, pair, b, seed, prior, plan_depth, ties):
                         plan_depth, Policies(ties=ties))
 
 
+#: plan's options that shape a plan, which drawing an audit sample ignores
+_PLAN_ONLY = ("strategy", "measures", "objective", "pair", "b", "prior", "plan_depth",
+              "candidates_path", "jobs", "dask", "summary_fmt", "details_path")
+
+
 @main.command("plan")
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True)
@@ -114,8 +119,10 @@ def plan_cmd(qrels, runs, budget, strategy, measures, objective, pair, b, seed, 
     do not judge. Same seed, same plan, on any executor. With --audit N --judge FILE: the
     audit sample of an automatic judge instead (docs/judges.md)."""
     if audit_n is not None or judges:
+        refuse_given(_PLAN_ONLY, "to drawing an audit sample (--audit N --judge FILE)")
         return _audit_plan(qrels, runs, audit_n, judges, audit_design, design_out, budget,
                            seed, ties, names, strict, output)
+    refuse_given(("audit_design", "design_out"), "without --audit N --judge FILE")
     if budget is None:
         raise click.UsageError("Missing option '--budget' (or --audit N --judge FILE)")
     lean_arrow()

@@ -1,0 +1,107 @@
+"""An option either applies or is refused: options that `eval`, `estimate` and `plan` would
+ignore under the other settings given fail with one line naming them (exit 2), and the same
+options are taken where they apply."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from unjudged.cli import main
+
+sys.path.insert(0, str(Path(__file__).parent))
+from collection import write_collection  # noqa: E402
+
+QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n2 0 e 0\n"
+RUN_A = "1 Q0 a 1 3.0 A\n1 Q0 x 2 2.0 A\n1 Q0 c 3 1.0 A\n2 Q0 d 1 1.0 A\n2 Q0 z 2 0.5 A\n"
+RUN_B = "1 Q0 b 1 3.0 B\n1 Q0 a 2 2.0 B\n2 Q0 y 1 1.0 B\n2 Q0 e 2 0.5 B\n"
+JUDGE = "1 0 x 1\n2 0 z 0\n2 0 y 1\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    qrels, runs = write_collection(tmp_path, QRELS, {"a.run": RUN_A, "b.run": RUN_B})
+    judge = tmp_path / "judge.txt"
+    judge.write_text(JUDGE)
+    return qrels, str(runs), str(judge)
+
+
+REFUSED = [
+    # eval: trec_eval's scores read no prior and draw nothing
+    (["eval", "-m", "P@2", "--prior", "pool", "-b", "50"],
+     "--prior, --iterations do not apply to --unjudged nonrel"),
+    (["eval", "-m", "P@2", "--pool-runs", "{runs}"], "--pool-runs does not apply to --unjudged"),
+    (["eval", "-m", "P@2", "--unjudged", "upper", "--no-grow"],
+     "--grow/--no-grow does not apply to --unjudged upper"),
+    (["eval", "-m", "P@2", "--seed", "3"], "--seed does not apply here: nothing is drawn"),
+    # eval prints values: an expectation draws nothing, intervals are estimate's
+    (["eval", "-m", "P@2", "--unjudged", "expected", "-b", "50", "--spread", "1"],
+     "--iterations, --spread do not apply to --unjudged expected"),
+    (["eval", "-m", "P@2", "--unjudged", "bootstrap", "-b", "20", "--interval", "0.5"],
+     "--interval does not apply to eval"),
+    (["eval", "-m", "P@2", "--unjudged", "bootstrap", "-b", "20", "--prior", "pool",
+      "--trust", "0.5"], "--trust does not apply without --prior estimates:FILE"),
+    # eval's tests: only with --baseline or a comparison table
+    (["eval", "-m", "P@2", "--test", "wilcoxon"], "--test does not apply without --baseline"),
+    (["eval", "-m", "P@2", "--baseline", "A", "--correction", "bonferroni"],
+     "--correction does not apply to --baseline's tests"),
+    # estimate: the options of methods that are not asked for
+    (["estimate", "-m", "P@2", "--methods", "nonrel,upper", "-b", "20", "--interval", "0.5"],
+     "--iterations, --interval do not apply to --methods nonrel,upper"),
+    (["estimate", "-m", "P@2", "--methods", "expected", "-b", "20"],
+     "--iterations does not apply to --methods expected, which draw nothing"),
+    (["estimate", "-m", "P@2", "-b", "20", "--queries", "{judge}"],
+     "--queries does not apply without --prior text"),
+    (["estimate", "-m", "P@2", "-b", "20", "--prior", "pool", "--trust", "0.5"],
+     "--trust does not apply without --prior estimates:FILE (or text)"),
+    # plan: a plan's options do not shape an audit sample, and the other way round
+    (["plan", "--audit", "1", "--judge", "{judge}", "--strategy", "mtc", "-m", "P@2"],
+     "--strategy, --measure do not apply to drawing an audit sample"),
+    (["plan", "--audit", "1", "--judge", "{judge}", "-j", "2", "--details", "d.csv"],
+     "--jobs, --details do not apply to drawing an audit sample"),
+    (["plan", "--budget", "2", "--audit-design", "uniform"],
+     "--audit-design does not apply without --audit N --judge FILE"),
+    (["plan", "--budget", "2", "--design-out", "d.txt"],
+     "--design-out does not apply without --audit N --judge FILE"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), REFUSED, ids=lambda x: " ".join(x)
+                         if isinstance(x, list) else None)
+def test_an_option_that_does_not_apply_is_refused(files, tmp_path, args, message):
+    qrels, runs, judge = files
+    cmd, *rest = [a.format(runs=runs, judge=judge) for a in args]
+    out = tmp_path / "out.txt"
+    result = CliRunner().invoke(main, [cmd, qrels, runs, "-o", str(out), *rest])
+    assert result.exit_code == 2, result.output
+    assert f"Error: {message}" in result.output
+    assert not out.exists()  # nothing half-written
+
+
+TAKEN = [
+    ["eval", "-m", "P@2", "--unjudged", "bootstrap", "-b", "20", "--seed", "3", "--prior",
+     "pool", "--no-grow", "--spread", "1", "--point", "median"],
+    ["eval", "-m", "P@2", "--unjudged", "expected", "--prior", "pool", "--no-grow"],
+    ["eval", "-m", "P@2", "--baseline", "A", "--test", "randomisation", "--seed", "2",
+     "--significance", "0.1"],
+    ["estimate", "-m", "P@2", "--methods", "nonrel,expected", "--interval", "0.8",
+     "--spread", "1"],
+    ["estimate", "-m", "P@2", "--methods", "nonrel,bootstrap", "-b", "20", "--seed", "1",
+     "--population", "topics"],
+    ["plan", "--audit", "3", "--judge", "{judge}", "--seed", "3", "--audit-design",
+     "uniform"],
+    ["plan", "--budget", "2", "--strategy", "depth", "-m", "P@2", "--summary", "jsonl"],
+]
+
+
+@pytest.mark.parametrize("args", TAKEN, ids=" ".join)
+def test_options_that_apply_are_taken(files, tmp_path, args):
+    qrels, runs, judge = files
+    cmd, *rest = [a.format(runs=runs, judge=judge) for a in args]
+    out = tmp_path / "out.txt"
+    result = CliRunner().invoke(main, [cmd, qrels, runs, "-o", str(out), *rest])
+    assert result.exit_code == 0, result.output
+    assert out.read_text()
