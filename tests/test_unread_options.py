@@ -1,6 +1,6 @@
-"""An option either applies or is refused: options that `eval`, `estimate` and `plan` would
-ignore under the other settings given fail with one line naming them (exit 2), and the same
-options are taken where they apply."""
+"""An option either applies or is refused: options that `eval`, `estimate`, `plan` and
+`matrix` would ignore under the other settings given fail with one line naming them (exit 2),
+and the same options are taken where they apply."""
 
 from __future__ import annotations
 
@@ -66,6 +66,13 @@ REFUSED = [
      "--audit-design does not apply without --audit N --judge FILE"),
     (["plan", "--budget", "2", "--design-out", "d.txt"],
      "--design-out does not apply without --audit N --judge FILE"),
+    (["plan", "--budget", "2", "--strategy", "depth", "-b", "50"],
+     "--iterations does not apply to --strategy depth"),
+    # matrix: the table's and the other formats' options; a seed only for a drawn test
+    (["matrix", "--depths", "2", "--pairs", "-f", "tsv"], "--pairs does not apply to -f tsv"),
+    (["matrix", "--depths", "2", "--summary"], "--summary does not apply to -f table"),
+    (["matrix", "--depths", "2", "--seed", "2"],
+     "--seed does not apply to --test anova-bonferroni"),
 ]
 
 
@@ -94,6 +101,9 @@ TAKEN = [
     ["plan", "--audit", "3", "--judge", "{judge}", "--seed", "3", "--audit-design",
      "uniform"],
     ["plan", "--budget", "2", "--strategy", "depth", "-m", "P@2", "--summary", "jsonl"],
+    ["plan", "--budget", "2", "-b", "50", "--seed", "4"],
+    ["matrix", "--depths", "2", "--test", "bootstrap", "--seed", "2", "--pairs"],
+    ["matrix", "--depths", "2", "-f", "tsv", "--summary"],
 ]
 
 

@@ -38,7 +38,7 @@ from unjudged.cli._runs import (
     runs_and_pool,
 )
 from unjudged.cli._strategies import StrategyColumn, all_methods, methods_help
-from unjudged.cli.matrix import PAIRED_TESTS, SIGNIFICANCE
+from unjudged.cli.matrix import PAIRED_TESTS, RANDOMISED, SIGNIFICANCE
 from unjudged.strategies.registry import BASELINE, STRATEGIES
 
 #: The orders of Results.sorted_runs (unjudged.engine.results.RUN_ORDERS), listed here so
@@ -223,7 +223,7 @@ def _refuse_unread(strategy: str, prior: str, baseline: str | None, fmt: str, te
     elif fmt not in TABLE_FORMATS:
         refuse_given(("correction",), "to --baseline's tests (only -f latex/markdown's marks "
                      "are corrected)")
-    if not owner.random and not (compares and test in ("randomisation", "bootstrap")):
+    if not owner.random and not (compares and test in RANDOMISED):
         refuse_given(("seed",), f"here: nothing is drawn (--unjudged {strategy}, "
                      f"{'--test ' + test if compares else 'no test'})")
 

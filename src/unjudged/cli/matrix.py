@@ -5,12 +5,13 @@ from __future__ import annotations
 import click
 
 from unjudged.cli._base import SEED, lean_arrow, main, policy_options, progress, write_output
-from unjudged.cli._checks import measure_names
+from unjudged.cli._checks import measure_names, refuse_given
 from unjudged.cli._runs import cli_runs, run_options
 
 #: The tests of unjudged.stats.significance (TESTS for one pair, METHODS for every pair), listed
 #: here so that --help needs no numpy.
 PAIRED_TESTS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap")
+RANDOMISED = ("randomisation", "bootstrap")  #: the tests that read --seed
 METHODS = ("anova-bonferroni", "anova-pooled-bonferroni", "anova-holm", "t-holm",
            "t-bonferroni", "tukey") + PAIRED_TESTS
 
@@ -102,6 +103,13 @@ def matrix_cmd(qrels, runs, families, depths, test, alpha, seed, ap_denominator,
     that comes with significantly uneven judging is a weak comparison (cases 2 and 4).
 
     Every run is evaluated over all QRELS topics (as with -c: a missing topic scores 0)."""
+    if fmt == "table":
+        refuse_given(("summary",), "to -f table (--summary is tsv, csv and jsonl's)")
+    else:
+        refuse_given(("pairs",), f"to -f {fmt}, which lists every pair (--pairs is the "
+                     "table's)")
+    if test not in RANDOMISED:
+        refuse_given(("seed",), f"to --test {test}, which draws nothing")
     lean_arrow()
     from unjudged.io.atomic import check_targets
 

@@ -123,6 +123,10 @@ def plan_cmd(qrels, runs, budget, strategy, measures, objective, pair, b, seed, 
         return _audit_plan(qrels, runs, audit_n, judges, audit_design, design_out, budget,
                            seed, ties, names, strict, output)
     refuse_given(("audit_design", "design_out"), "without --audit N --judge FILE")
+    from unjudged.planning import STRATEGIES
+
+    if not STRATEGIES[strategy].bootstrap:
+        refuse_given(("b",), f"to --strategy {strategy} (the uncertainty planner's bootstrap)")
     if budget is None:
         raise click.UsageError("Missing option '--budget' (or --audit N --judge FILE)")
     lean_arrow()
