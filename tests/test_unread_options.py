@@ -115,3 +115,27 @@ def test_options_that_apply_are_taken(files, tmp_path, args):
     result = CliRunner().invoke(main, [cmd, qrels, runs, "-o", str(out), *rest])
     assert result.exit_code == 0, result.output
     assert out.read_text()
+
+
+@pytest.mark.parametrize(("kw", "message"), [
+    ({"methods": ["nonrel", "upper"], "interval": 0.5, "spread": 1.0},
+     "interval, spread do not apply to methods nonrel,upper"),
+    ({"methods": "nonrel,expected", "misfit": False}, "misfit does not apply to methods "
+     "nonrel,expected, which draw nothing"),
+    ({"methods": ["bootstrap"], "b": 10, "prior": "pool", "trust": 0.5},
+     "trust does not apply without prior estimates:FILE"),
+])
+def test_the_api_refuses_draw_keywords_that_do_not_apply(kw, message):
+    import unjudged
+    from unjudged.errors import InvalidOptionError
+
+    with pytest.raises(InvalidOptionError, match=message):
+        unjudged.estimate({"q": {"a": 3, "x": 2}}, {"q": {"a": 1, "b": 0}}, "P@2", **kw)
+
+
+def test_the_api_takes_draw_keywords_that_apply():
+    import unjudged
+
+    df = unjudged.estimate({"q": {"a": 3, "x": 2}}, {"q": {"a": 1, "b": 0}}, "P@2",
+                           methods=["nonrel", "expected"], spread=1.0, interval=0.8)
+    assert set(df.method) == {"nonrel", "expected"}

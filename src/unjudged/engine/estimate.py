@@ -1064,6 +1064,7 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] | N
     from unjudged.io import read_qrels
 
     draw = {k: policy_kw.pop(k) for k in list(policy_kw) if k in _DRAW_FIELDS}
+    _refuse_unread(_method_names(methods), prior, draw)
     pol = policies_from(policies, policy_kw)
     q = read_qrels(qrels)
     ms = measures_given(measures)
@@ -1072,6 +1073,33 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] | N
                         prior=prior, b=b, seed=seed, point=point, policies=pol,
                         pool_runs=pool, **draw)
     return est.to_pandas(per_topic=per_topic)
+
+
+def _refuse_unread(methods: tuple[str, ...], prior: str, draw: dict[str, Any]) -> None:
+    """Refuse draw keywords that `methods` (and `prior`) would ignore: an option either
+    applies or is refused (the command line's check, unjudged.cli.evaluate, is the same).
+
+    Example:
+        >>> _refuse_unread(("nonrel",), "position", {"interval": 0.5})
+        Traceback (most recent call last):
+        ...
+        unjudged.errors.InvalidOptionError: interval does not apply to methods nonrel, which \
+neither draw nor read a prior
+    """
+    chosen = [STRATEGIES[m] for m in check_methods(methods)]
+    names = ",".join(methods)
+    if not any(s.uses_prior for s in chosen):
+        bad, why = sorted(draw), f"to methods {names}, which neither draw nor read a prior"
+    elif not any(s.random for s in chosen):
+        bad, why = sorted(set(draw) & {"misfit", "population"}), \
+            f"to methods {names}, which draw nothing"
+    else:
+        bad, why = [], ""
+    if not bad and "trust" in draw and not str(prior).startswith(ESTIMATES):
+        bad, why = ["trust"], f"without prior {ESTIMATES}:FILE"
+    if bad:
+        raise InvalidOptionError(f"{', '.join(bad)} {'does' if len(bad) == 1 else 'do'} not "
+                                 f"apply {why}")
 
 
 #: EstimateSettings' fields that `estimate` takes as keywords beside the policies (the others
