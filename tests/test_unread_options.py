@@ -139,3 +139,13 @@ def test_the_api_takes_draw_keywords_that_apply():
     df = unjudged.estimate({"q": {"a": 3, "x": 2}}, {"q": {"a": 1, "b": 0}}, "P@2",
                            methods=["nonrel", "expected"], spread=1.0, interval=0.8)
     assert set(df.method) == {"nonrel", "expected"}
+
+
+def test_plan_judgments_refuses_b_without_the_bootstrap():
+    from unjudged.errors import InvalidOptionError
+    from unjudged.planning import plan_judgments
+
+    runs = {"a": {"t": {"d1": 4, "d3": 3}}, "b": {"t": {"d1": 4, "d4": 3}}}
+    with pytest.raises(InvalidOptionError, match="b does not apply to strategy depth"):
+        plan_judgments(runs, {"t": {"d1": 1}}, 1, "P@2", strategy="depth", b=50)
+    assert plan_judgments(runs, {"t": {"d1": 1}}, 1, "P@2", strategy="depth").docnos == ["d3"]

@@ -395,6 +395,9 @@ def plan_judgments(runs: Any, qrels: Any, budget: int, measures: Any = "nDCG@10"
 
     whole_number(budget, "budget")
     s = PlanSettings(**settings)
+    if "b" in settings and not STRATEGIES[s.strategy].bootstrap:  # an option applies or fails
+        raise InvalidOptionError(f"b does not apply to strategy {s.strategy} (the uncertainty "
+                                 "planner's bootstrap)")
     q = read_qrels(qrels)
     cands = None if candidates is None else read_qrels(candidates)
     return plan(_as_runs(runs, s.policies.ties, q, names), q, budget,  # type: ignore[arg-type]
