@@ -1,5 +1,5 @@
-"""An option either applies or is refused: options that `eval`, `estimate`, `plan` and
-`matrix` would ignore under the other settings given fail with one line naming them (exit 2),
+"""An option either applies or is refused: options that `eval`, `estimate`, `plan`, `matrix`
+and `infer` would ignore under the other settings given fail with one line naming them (exit 2),
 and the same options are taken where they apply."""
 
 from __future__ import annotations
@@ -68,6 +68,11 @@ REFUSED = [
      "--design-out does not apply without --audit N --judge FILE"),
     (["plan", "--budget", "2", "--strategy", "depth", "-b", "50"],
      "--iterations does not apply to --strategy depth"),
+    # infer: the interval's options without --ci; sample_eval.pl's ties under --compat
+    (["infer", "-m", "infAP", "-b", "50", "--ci-method", "bootstrap"],
+     "--ci-method, --iterations do not apply without --ci"),
+    (["infer", "--compat", "sample_eval", "--ties", "docno"],
+     "--ties does not apply with --compat sample_eval"),
     # matrix: the table's and the other formats' options; a seed only for a drawn test
     (["matrix", "--depths", "2", "--pairs", "-f", "tsv"], "--pairs does not apply to -f tsv"),
     (["matrix", "--depths", "2", "--summary"], "--summary does not apply to -f table"),
@@ -104,6 +109,8 @@ TAKEN = [
     ["plan", "--budget", "2", "-b", "50", "--seed", "4"],
     ["matrix", "--depths", "2", "--test", "bootstrap", "--seed", "2", "--pairs"],
     ["matrix", "--depths", "2", "-f", "tsv", "--summary"],
+    ["infer", "-m", "infAP", "--ci", "0.9", "--ci-method", "bootstrap", "-b", "50", "--seed",
+     "3"],
 ]
 
 

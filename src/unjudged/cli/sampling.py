@@ -16,7 +16,7 @@ from unjudged.cli._base import (
     ties_option,
     write_output,
 )
-from unjudged.cli._checks import measure_names
+from unjudged.cli._checks import measure_names, refuse_given
 from unjudged.cli._runs import cli_runs, run_options
 from unjudged.cli.experiment import experiment_group
 
@@ -141,6 +141,11 @@ def infer_cmd(qrels, runs, measures, level, method, b, seed, per_topic, compat, 
     stratum; -1 = pooled, unjudged) or, with --prels, TREC's prels with inclusion
     probabilities (statAP, statNDCG). Topic 'all' is the mean over topics (iNumRel and
     iNumRelRet: the sum)."""
+    if level is None:
+        refuse_given(("method", "b", "seed"), "without --ci (they shape the intervals)")
+    if compat is not None:
+        refuse_given(("ties",), f"with --compat {compat}, which breaks ties as sample_eval.pl "
+                     "does")
     lean_arrow()
     from unjudged.inference.infer import infer_runs
     from unjudged.io.sampled import read_prels, read_sampled_qrels
