@@ -1,6 +1,6 @@
-"""An option either applies or is refused: options that `eval`, `estimate`, `plan`, `matrix`
-and `infer` would ignore under the other settings given fail with one line naming them (exit 2),
-and the same options are taken where they apply."""
+"""An option either applies or is refused: options that `eval`, `estimate`, `plan`, `matrix`,
+`infer` and `compare-qrels` would ignore under the other settings given fail with one line
+naming them (exit 2), and the same options are taken where they apply."""
 
 from __future__ import annotations
 
@@ -73,6 +73,9 @@ REFUSED = [
      "--ci-method, --iterations do not apply without --ci"),
     (["infer", "--compat", "sample_eval", "--ties", "docno"],
      "--ties does not apply with --compat sample_eval"),
+    # compare-qrels: the largest rank changes are the table's and jsonl's
+    (["compare-qrels", "--orig", "{qrels}", "--new", "{qrels}", "-m", "P@2", "--top", "3",
+      "-f", "tsv"], "--top does not apply to -f tsv"),
     # matrix: the table's and the other formats' options; a seed only for a drawn test
     (["matrix", "--depths", "2", "--pairs", "-f", "tsv"], "--pairs does not apply to -f tsv"),
     (["matrix", "--depths", "2", "--summary"], "--summary does not apply to -f table"),
@@ -85,9 +88,10 @@ REFUSED = [
                          if isinstance(x, list) else None)
 def test_an_option_that_does_not_apply_is_refused(files, tmp_path, args, message):
     qrels, runs, judge = files
-    cmd, *rest = [a.format(runs=runs, judge=judge) for a in args]
+    cmd, *rest = [a.format(runs=runs, judge=judge, qrels=qrels) for a in args]
     out = tmp_path / "out.txt"
-    result = CliRunner().invoke(main, [cmd, qrels, runs, "-o", str(out), *rest])
+    head = [cmd, runs] if cmd == "compare-qrels" else [cmd, qrels, runs]
+    result = CliRunner().invoke(main, [*head, "-o", str(out), *rest])
     assert result.exit_code == 2, result.output
     assert f"Error: {message}" in result.output
     assert not out.exists()  # nothing half-written
@@ -109,6 +113,8 @@ TAKEN = [
     ["plan", "--budget", "2", "-b", "50", "--seed", "4"],
     ["matrix", "--depths", "2", "--test", "bootstrap", "--seed", "2", "--pairs"],
     ["matrix", "--depths", "2", "-f", "tsv", "--summary"],
+    ["compare-qrels", "--orig", "{qrels}", "--new", "{qrels}", "-m", "P@2", "--top", "3",
+     "-f", "jsonl"],
     ["infer", "-m", "infAP", "--ci", "0.9", "--ci-method", "bootstrap", "-b", "50", "--seed",
      "3"],
 ]
@@ -117,9 +123,10 @@ TAKEN = [
 @pytest.mark.parametrize("args", TAKEN, ids=" ".join)
 def test_options_that_apply_are_taken(files, tmp_path, args):
     qrels, runs, judge = files
-    cmd, *rest = [a.format(runs=runs, judge=judge) for a in args]
+    cmd, *rest = [a.format(runs=runs, judge=judge, qrels=qrels) for a in args]
     out = tmp_path / "out.txt"
-    result = CliRunner().invoke(main, [cmd, qrels, runs, "-o", str(out), *rest])
+    head = [cmd, runs] if cmd == "compare-qrels" else [cmd, qrels, runs]
+    result = CliRunner().invoke(main, [*head, "-o", str(out), *rest])
     assert result.exit_code == 0, result.output
     assert out.read_text()
 

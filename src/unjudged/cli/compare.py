@@ -14,7 +14,7 @@ from unjudged.cli._base import (
     progress,
     write_output,
 )
-from unjudged.cli._checks import below_2_63
+from unjudged.cli._checks import below_2_63, refuse_given
 from unjudged.cli._runs import cli_runs, run_options
 
 
@@ -53,6 +53,9 @@ def compare_qrels_cmd(orig_path, new_path, runs, measures, complete, rel_level, 
         -m P@5 -m nDCG@10 -m Bpref -m AP --plot ranks.png
     """
     check_suffix(plot_path, PLOT_SUFFIXES, "--plot", any_case=True)
+    if fmt in ("tsv", "csv") or (per_run and fmt != "table"):
+        refuse_given(("top",), f"to -f {fmt}{' --per-run' if per_run else ''}, which lists no "
+                     "largest rank changes (-f table and jsonl do)")
     lean_arrow()
     from unjudged.analysis.compare import compare_qrels
     from unjudged.io import read_qrels
