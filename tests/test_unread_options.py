@@ -26,7 +26,18 @@ def files(tmp_path):
     qrels, runs = write_collection(tmp_path, QRELS, {"a.run": RUN_A, "b.run": RUN_B})
     judge = tmp_path / "judge.txt"
     judge.write_text(JUDGE)
+    (tmp_path / "groups.txt").write_text("A g1\nB g2\n")
     return qrels, str(runs), str(judge)
+
+
+def _invoke(files, args: list[str], out: Path):
+    """Run `args` (its first item the command, words split) on the fixture's files, writing
+    to `out`; compare-qrels takes the qrels as options, the others as the first argument."""
+    qrels, runs, judge = files
+    cmd, *rest = [a.format(runs=runs, judge=judge, qrels=qrels,
+                           groups=str(Path(judge).parent / "groups.txt")) for a in args]
+    head = [cmd, runs] if cmd == "compare-qrels" else [*cmd.split(), qrels, runs]
+    return CliRunner().invoke(main, [*head, "-o", str(out), *rest])
 
 
 REFUSED = [
@@ -76,6 +87,15 @@ REFUSED = [
     # compare-qrels: the largest rank changes are the table's and jsonl's
     (["compare-qrels", "--orig", "{qrels}", "--new", "{qrels}", "-m", "P@2", "--top", "3",
       "-f", "tsv"], "--top does not apply to -f tsv"),
+    # judge estimate: without an audit the scores are the judge's own
+    (["judge estimate", "--judge", "{judge}", "--lam", "0.5", "--no-calibrate"],
+     "--lam, --no-calibrate do not apply without --audit"),
+    (["judge estimate", "--judge", "{judge}", "--design", "{judge}"],
+     "--audit-qrels and --design go with --audit"),
+    # leave-one-group-out: the draws' options without a strategy that draws
+    (["experiment leave-one-group-out", "--groups", "{groups}", "-k", "1", "-m", "P@2",
+      "--strategies", "upper", "-b", "50", "--point", "median"],
+     "--iterations, --point do not apply to --strategies nonrel,upper, which draw nothing"),
     # matrix: the table's and the other formats' options; a seed only for a drawn test
     (["matrix", "--depths", "2", "--pairs", "-f", "tsv"], "--pairs does not apply to -f tsv"),
     (["matrix", "--depths", "2", "--summary"], "--summary does not apply to -f table"),
@@ -87,11 +107,8 @@ REFUSED = [
 @pytest.mark.parametrize(("args", "message"), REFUSED, ids=lambda x: " ".join(x)
                          if isinstance(x, list) else None)
 def test_an_option_that_does_not_apply_is_refused(files, tmp_path, args, message):
-    qrels, runs, judge = files
-    cmd, *rest = [a.format(runs=runs, judge=judge, qrels=qrels) for a in args]
     out = tmp_path / "out.txt"
-    head = [cmd, runs] if cmd == "compare-qrels" else [cmd, qrels, runs]
-    result = CliRunner().invoke(main, [*head, "-o", str(out), *rest])
+    result = _invoke(files, args, out)
     assert result.exit_code == 2, result.output
     assert f"Error: {message}" in result.output
     assert not out.exists()  # nothing half-written
@@ -122,11 +139,8 @@ TAKEN = [
 
 @pytest.mark.parametrize("args", TAKEN, ids=" ".join)
 def test_options_that_apply_are_taken(files, tmp_path, args):
-    qrels, runs, judge = files
-    cmd, *rest = [a.format(runs=runs, judge=judge, qrels=qrels) for a in args]
     out = tmp_path / "out.txt"
-    head = [cmd, runs] if cmd == "compare-qrels" else [cmd, qrels, runs]
-    result = CliRunner().invoke(main, [*head, "-o", str(out), *rest])
+    result = _invoke(files, args, out)
     assert result.exit_code == 0, result.output
     assert out.read_text()
 
@@ -163,3 +177,19 @@ def test_plan_judgments_refuses_b_without_the_bootstrap():
     with pytest.raises(InvalidOptionError, match="b does not apply to strategy depth"):
         plan_judgments(runs, {"t": {"d1": 1}}, 1, "P@2", strategy="depth", b=50)
     assert plan_judgments(runs, {"t": {"d1": 1}}, 1, "P@2", strategy="depth").docnos == ["d3"]
+
+
+def test_qrels_stats_and_text_index_refuse_what_they_would_ignore(files, tmp_path):
+    qrels, _, _ = files
+    corpus = tmp_path / "docs.jsonl"
+    corpus.write_text('{"id": "a", "text": "alpha beta"}\n{"id": "b", "text": "beta"}\n')
+    for args, message in (
+            (["qrels", "stats", qrels, "--no-union"],
+             "--no-union does not apply to one qrels file"),
+            (["text", "index", str(corpus), "--no-cache", "--cache-dir", str(tmp_path)],
+             "--cache-dir does not apply with --no-cache")):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, result.output
+        assert f"Error: {message}" in result.output
+    assert CliRunner().invoke(main, ["qrels", "stats", qrels, qrels, "--no-union"]).exit_code == 0
+    assert CliRunner().invoke(main, ["text", "index", str(corpus), "--no-cache"]).exit_code == 0

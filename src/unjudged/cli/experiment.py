@@ -20,6 +20,7 @@ from unjudged.cli._base import (
     ties_option,
     write_output,
 )
+from unjudged.cli._checks import refuse_given
 from unjudged.cli._runs import cli_runs, run_options
 from unjudged.cli._strategies import all_comparable
 from unjudged.policies import NEGATIVES
@@ -84,6 +85,11 @@ def logo_cmd(qrels, runs, groups_path, depth, measures, strategies, top_fraction
         chosen = check_strategies([s.strip() for s in strategies.split(",") if s.strip()])
     except InvalidOptionError as exc:
         raise click.BadParameter(str(exc), param_hint="--strategies") from None
+    from unjudged.strategies.registry import STRATEGIES
+
+    if not any(STRATEGIES[s.partition(":")[0]].random for s in chosen):
+        refuse_given(("b", "seed", "point"), f"to --strategies {','.join(chosen)}, which draw "
+                     "nothing")
     from unjudged.report.rows import TABLE_SUFFIXES
 
     check_suffix(details_path, TABLE_SUFFIXES, "--details")

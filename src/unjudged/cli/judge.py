@@ -7,7 +7,8 @@ from __future__ import annotations
 import click
 
 from unjudged.cli._base import SEED, TABLE_FORMAT, lean_arrow, main, write_output
-from unjudged.cli._judging import _JUDGE, _LEVEL, _MEASURES, _audit_options
+from unjudged.cli._checks import refuse_given
+from unjudged.cli._judging import _JUDGE, _LEVEL, _MEASURES, _audit_options, check_judge_options
 from unjudged.cli._runs import cli_runs, run_options
 
 
@@ -77,6 +78,10 @@ def estimate_cmd(qrels, runs, judges, audit, audit_qrels, design, measures, leve
     """Score RUNS from the judges' labels corrected by the human audit sample: per run (and
     per topic) the prediction-powered estimate with its interval, the uncorrected judge score
     and the audit-only (Horvitz-Thompson) estimate."""
+    check_judge_options(judges, audit, audit_qrels, design)
+    if audit is None:  # the judge's own scores, intervals of zero width
+        refuse_given(("lam", "no_calibrate", "level"), "without --audit (they shape the "
+                     "prediction-powered estimate and its interval)")
     lean_arrow()
     from unjudged.io import read_qrels
     from unjudged.judges import judge_estimate
@@ -107,6 +112,7 @@ def diagnose_cmd(qrels, runs, judges, audit, audit_qrels, design, measures, leve
     """How far to trust each judge: Cohen's kappa (binary and quadratic-weighted), the
     confusion matrix and the calibration on the documents both it and people graded, and per
     run the judge lift (judged score - estimate), flagged where its interval excludes 0."""
+    check_judge_options(judges, audit, audit_qrels, design)
     lean_arrow()
     from unjudged.io import read_qrels
     from unjudged.judges import diagnose_judges

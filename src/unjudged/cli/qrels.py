@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from unjudged.cli._base import fail, lean_arrow, main, write_output
+from unjudged.cli._checks import refuse_given
 
 _FORMAT = click.option("-f", "--format", "fmt", default="table", show_default=True,
                        type=click.Choice(["table", "tsv", "csv", "jsonl"]))
@@ -29,6 +30,8 @@ def stats_cmd(qrels, rel_level, no_union, fmt, output) -> None:
     more QRELS side by side (and their union). Topics where more than a third of the judged
     documents are relevant are flagged `!` and listed on stderr: many relevant documents
     probably remain unfound. Negative grades are counted as unjudged, not as judged."""
+    if len(qrels) < 2:
+        refuse_given(("no_union",), "to one qrels file (a union needs several)")
     lean_arrow()
     from unjudged.io import read_qrels
     from unjudged.judgments.stats import judgment_stats

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from unjudged.cli._base import PLOT_SUFFIXES, check_suffix, main, write_output
+from unjudged.cli._checks import refuse_given
 from unjudged.cli._checks import seed as seed_check
 from unjudged.cli._runs import Notes, cli_runs, run_options
 
@@ -49,6 +50,8 @@ def _index(corpus, fmt, fields, stopwords, stem, cache_dir, no_cache, reuse=Fals
     from unjudged.text import ENGLISH_STOPWORDS, Tokeniser, corpus_index, read_stopwords
     from unjudged.text.reuse import built_tokeniser
 
+    if no_cache:
+        refuse_given(("cache_dir",), "with --no-cache (no cache is read or written)")
     parts = [f.strip() for f in fields.split(",")]
     built = None
     if reuse and stopwords is None and stem is None and not no_cache:
