@@ -229,23 +229,15 @@ def _refuse_unread(strategy: str, prior: str, baseline: str | None, fmt: str, te
 
 
 def _refuse_unread_estimate(chosen: tuple[str, ...], prior: str, judged: bool) -> None:
-    """Refuse the options estimate would ignore with these --methods and --prior (--judge's
-    ppi rows read --interval, -b and --seed too)."""
-    from unjudged.strategies.base import Moments
+    """Refuse the options estimate would ignore with these --methods (engine.estimate.
+    unread_options; the text prior's --corpus and --queries with them) and --prior."""
+    from unjudged.engine.estimate import unread_options
     from unjudged.strategies.priors import split_prior
 
-    methods = [STRATEGIES[m] for m in chosen]
-    names = ",".join(chosen)
-    if not any(s.uses_prior for s in methods):
-        refuse_given(_PRIOR + _SPREADS + ("point", "misfit", "population", "corpus_path",
-                                          "queries_path") +
-                     (() if judged else ("b", "seed", "interval")),
-                     f"to --methods {names}, which neither draw nor read a prior")
-    elif not any(s.random for s in methods):
-        refuse_given(("point", "misfit", "population") + (() if judged else ("b", "seed")),
-                     f"to --methods {names}, which draw nothing")
-    if not any(s.random or isinstance(s, Moments) for s in methods) and not judged:
-        refuse_given(("interval",), f"to --methods {names}, which report no interval")
+    names, why = unread_options(chosen, judged)
+    if names:
+        extra = ("corpus_path", "queries_path") if "prior" in names else ()
+        refuse_given(names + extra, f"to --methods {','.join(chosen)}, which {why}")
     if prior != "text":
         refuse_given(("queries_path",), "without --prior text")
     if prior != "text" and split_prior(prior)[0] != "estimates":

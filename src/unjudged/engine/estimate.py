@@ -1075,9 +1075,30 @@ def estimate(runs: Any, qrels: Any, measures: Any, *, methods: Iterable[str] | N
     return est.to_pandas(per_topic=per_topic)
 
 
+def unread_options(methods: Iterable[str], judged: bool = False) -> tuple[tuple[str, ...], str]:
+    """The options that `methods` ignore (EstimateSettings' fields and estimate's arguments,
+    by their Python names) and why, or ((), "") when they read them all; `judged`: a judge's
+    ppi rows, which read b, seed and interval, come too. The command line (unjudged.cli.
+    evaluate) and `estimate` refuse them: an option either applies or is refused.
+
+    Example:
+        >>> names, why = unread_options(["expected"])
+        >>> names, why
+        (('point', 'misfit', 'population', 'b', 'seed'), 'draw nothing')
+    """
+    chosen = [STRATEGIES[m] for m in check_methods(methods)]
+    if not any(s.uses_prior for s in chosen):  # nothing drawn, no interval
+        return ("prior", "pool_runs", "empty_run", "grow", "trust", "cap", "spread",
+                "shared_spread", "point", "misfit", "population") + \
+            (() if judged else ("b", "seed", "interval")), "neither draw nor read a prior"
+    if not any(s.random for s in chosen):
+        return ("point", "misfit", "population") + (() if judged else ("b", "seed")), \
+            "draw nothing"
+    return (), ""
+
+
 def _refuse_unread(methods: tuple[str, ...], prior: str, draw: dict[str, Any]) -> None:
-    """Refuse draw keywords that `methods` (and `prior`) would ignore: an option either
-    applies or is refused (the command line's check, unjudged.cli.evaluate, is the same).
+    """Refuse draw keywords that `methods` (and `prior`) would ignore (unread_options).
 
     Example:
         >>> _refuse_unread(("nonrel",), "position", {"interval": 0.5})
@@ -1086,20 +1107,14 @@ def _refuse_unread(methods: tuple[str, ...], prior: str, draw: dict[str, Any]) -
         unjudged.errors.InvalidOptionError: interval does not apply to methods nonrel, which \
 neither draw nor read a prior
     """
-    chosen = [STRATEGIES[m] for m in check_methods(methods)]
-    names = ",".join(methods)
-    if not any(s.uses_prior for s in chosen):
-        bad, why = sorted(draw), f"to methods {names}, which neither draw nor read a prior"
-    elif not any(s.random for s in chosen):
-        bad, why = sorted(set(draw) & {"misfit", "population"}), \
-            f"to methods {names}, which draw nothing"
-    else:
-        bad, why = [], ""
+    names, why = unread_options(methods)
+    bad = sorted(set(draw) & set(names))
+    reason = f"to methods {','.join(methods)}, which {why}"
     if not bad and "trust" in draw and not str(prior).startswith(ESTIMATES):
-        bad, why = ["trust"], f"without prior {ESTIMATES}:FILE"
+        bad, reason = ["trust"], f"without prior {ESTIMATES}:FILE"
     if bad:
         raise InvalidOptionError(f"{', '.join(bad)} {'does' if len(bad) == 1 else 'do'} not "
-                                 f"apply {why}")
+                                 f"apply {reason}")
 
 
 #: EstimateSettings' fields that `estimate` takes as keywords beside the policies (the others
