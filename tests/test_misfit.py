@@ -42,6 +42,28 @@ def test_pool_and_shift_by_hand():
     alone = math.sqrt(spread.var(ddof=1) - 0.01)  # 0.389 from the data alone
     assert many.tau == pytest.approx(math.sqrt((143 * alone ** 2 + 1.25) / 148))  # 0.393
     assert Pool.of(np.array([0.0, 1]), np.ones(2)) == Pool()  # too few runs: the default
+    # one run whose few judged documents were all relevant (a shift at +8, standard error
+    # 80) weighs nothing: the unweighted moments took its 6,400 as everyone's noise (tau 0)
+    odd = Pool.of(np.r_[spread, 8.0], np.r_[np.full(143, 0.1), 80.0])
+    assert odd.tau == pytest.approx(many.tau, rel=1e-3)  # 144 runs in the blend, not 143
+    assert odd.centre == pytest.approx(-0.0028, abs=1e-4)  # (72 x -0.4 + 71 x 0.4) / 143
+
+
+def test_pool_is_dersimonian_laird():
+    """Pool.of's spread before the prior's weight is statsmodels' DerSimonian-Laird tau^2,
+    and its centre the random-effects mean under the blended tau^2."""
+    from statsmodels.stats.meta_analysis import combine_effects
+
+    rng = np.random.default_rng(3)
+    shifts = rng.normal(0.2, 0.5, 40)
+    errors = rng.uniform(0.05, 0.6, 40)
+    tau2 = combine_effects(shifts, errors ** 2, method_re="dl").tau2
+    assert tau2 > 0.1
+    blended = (40 * tau2 + TAU_PRIOR_RUNS * DEFAULT_TAU ** 2) / (40 + TAU_PRIOR_RUNS)
+    w = 1 / (errors ** 2 + blended)
+    pool = Pool.of(shifts, errors)
+    assert pool.tau == pytest.approx(math.sqrt(blended), rel=1e-10)
+    assert pool.centre == pytest.approx(float((w * shifts).sum() / w.sum()), rel=1e-10)
     s = RunShift.of(1.2, 0.5, Pool(0.2, 0.5, 10), key=7)
     assert s.mean == pytest.approx(0.5)  # (1.2 - 0.2) shrunk by 0.25 / (0.25 + 0.25)
     assert s.sd == pytest.approx(math.sqrt(0.5 * 0.25 + 0.25))
@@ -72,7 +94,8 @@ def test_misfit_widens_the_run_intervals(example):
     off, on = _est(runs, q, misfit=False), _est(runs, q)
     assert off.context.misfit is None
     pool = on.context.misfit
-    assert pool.runs == 5 and 0.3 < pool.tau < 0.6 and abs(pool.centre) < 0.2
+    # the example's five runs, judged within DEPTH (30): centre 0.27, tau 0.55
+    assert pool.runs == 5 and 0.45 < pool.tau < 0.65 and 0.2 < pool.centre < 0.35
     width = {e: np.array([r.run_lohi[:, 1] - r.run_lohi[:, 0] for r in e.runs])
              for e in (off, on)}
     # every run's AP interval is wider with its misfit drawn; nDCG@10's never narrower
