@@ -262,7 +262,7 @@ def draw_options(f):
                      "intervals cover: these topics' unjudged documents, or also the sampling "
                      "of topics (a bootstrap over topics in every iteration)."),
         click.option("--misfit/--no-misfit", default=True, show_default=True,
-                     help="Shift each run's prior (position, estimates) by how its judged "
+                     help="Shift each run's prior (position, estimates) by how its judged top-30 "
                      "documents deviate from the pool runs', with that shift's uncertainty "
                      "drawn in every iteration, so a run unlike the pool gets a wider "
                      "interval (docs/unjudged-documents.md)."),
