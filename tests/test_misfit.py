@@ -47,6 +47,15 @@ def test_pool_and_shift_by_hand():
     odd = Pool.of(np.r_[spread, 8.0], np.r_[np.full(143, 0.1), 80.0])
     assert odd.tau == pytest.approx(many.tau, rel=1e-3)  # 144 runs in the blend, not 143
     assert odd.centre == pytest.approx(-0.0028, abs=1e-4)  # (72 x -0.4 + 71 x 0.4) / 143
+    s = RunShift.of(1.2, 0.5, Pool(0.2, 0.5, 10), key=7)
+    assert s.mean == pytest.approx(0.5)  # (1.2 - 0.2) shrunk by 0.25 / (0.25 + 0.25)
+    assert s.sd == pytest.approx(math.sqrt(0.5 * 0.25 + 0.25))
+    alone = RunShift.of(1.2, 0.5, Pool(), key=7)
+    assert (alone.mean, alone.sd) == (0.0, DEFAULT_TAU)
+    draws = s.draws(0, 0, 20_000)
+    assert draws.mean() == pytest.approx(0.5, abs=0.02)
+    assert draws.std() == pytest.approx(s.sd, rel=0.03)
+    np.testing.assert_array_equal(draws[100:200], s.draws(0, 100, 200))  # by iteration
 
 
 def test_pool_is_dersimonian_laird():
@@ -64,15 +73,6 @@ def test_pool_is_dersimonian_laird():
     pool = Pool.of(shifts, errors)
     assert pool.tau == pytest.approx(math.sqrt(blended), rel=1e-10)
     assert pool.centre == pytest.approx(float((w * shifts).sum() / w.sum()), rel=1e-10)
-    s = RunShift.of(1.2, 0.5, Pool(0.2, 0.5, 10), key=7)
-    assert s.mean == pytest.approx(0.5)  # (1.2 - 0.2) shrunk by 0.25 / (0.25 + 0.25)
-    assert s.sd == pytest.approx(math.sqrt(0.5 * 0.25 + 0.25))
-    alone = RunShift.of(1.2, 0.5, Pool(), key=7)
-    assert (alone.mean, alone.sd) == (0.0, DEFAULT_TAU)
-    draws = s.draws(0, 0, 20_000)
-    assert draws.mean() == pytest.approx(0.5, abs=0.02)
-    assert draws.std() == pytest.approx(s.sd, rel=0.03)
-    np.testing.assert_array_equal(draws[100:200], s.draws(0, 100, 200))  # by iteration
 
 
 @pytest.fixture(scope="module")
