@@ -59,7 +59,8 @@ def test_with_pool_runs_alone_or_together_the_same(example):
     want = _point(together, runs[2].name)
     np.testing.assert_array_equal(_point(alone, runs[2].name), want)
     np.testing.assert_array_equal(_point(outside, runs[2].name), want)
-    assert together.reference == "5 pool runs (--pool-runs)"
+    assert together.reference == ("5 pool runs (--pool-runs); their misfit in the judged top "
+                                  "30: centre +0.27, tau 0.55 (log-odds)")
     # the pool context matters: five runs tell the documents they agree on from the rest
     assert not np.array_equal(_point(_estimate(runs[2:3], q), runs[2].name), want)
 
@@ -110,6 +111,25 @@ def test_cli_names_the_pool_context(example):
     assert r.exit_code == 0, r.output
     assert "pool context: each run alone" in r.stdout
     assert "fewer than 5 runs" in r.stderr
+
+
+def test_workers_name_the_pool_context_too(example):
+    """With worker processes the pool runs stay home once their context is built (every run
+    estimated is one of them): the note still names them, and their estimates are the
+    serial ones (the note said "each run alone; fewer than 5 runs" until 29 Nov 2026)."""
+    qp, rp, q, runs = example
+    serial = _estimate(runs, q, pool_runs=runs)
+    parallel = _estimate(runs, q, pool_runs=runs, workers=2)
+    assert parallel.reference == serial.reference
+    assert parallel.reference.startswith("5 pool runs (--pool-runs)")
+    for r in runs:
+        np.testing.assert_array_equal(_point(parallel, r.name), _point(serial, r.name))
+    pool = [a for p in rp for a in ("--pool-runs", p)]
+    out = CliRunner().invoke(main, ["estimate", qp, *rp, "-m", "P@10", "-b", "20", "-j", "2",
+                                    "--methods", "bootstrap", *pool])
+    assert out.exit_code == 0, out.output
+    assert "pool context: 5 pool runs (--pool-runs)" in out.stdout
+    assert "fewer than 5 runs" not in out.stdout + out.stderr
 
 
 def test_eval_refuses_pool_runs_without_an_estimate(example):

@@ -853,6 +853,9 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
     if context is None and _shares_context(settings):
         reference = Reference.of(pool_runs, qrels, measures, settings)
         _note_reference(reference, settings)
+    # named before the workers' copy drops the pool runs (without_runs), which would name
+    # it "each run alone"
+    reference_label = _reference_label(reference, settings)
     if any(STRATEGIES[m].uses_prior for m in settings.methods):
         note_qrels(qrels, settings.policies.rel_level, settings.prior, settings.empty_run)
     shared_context = context or (reference.context if reference else None) or DrawContext()
@@ -890,7 +893,7 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
                      # run's own again)
                      None if reference is not None and reference.context is None
                      else shared_context, bool(settings.grow),
-                     _reference_label(reference, settings), settings.population)
+                     reference_label, settings.population)
 
 
 def _note_one_draw(settings: EstimateSettings) -> None:
@@ -906,8 +909,16 @@ def _note_one_draw(settings: EstimateSettings) -> None:
 def _reference_label(reference: Reference | None, settings: EstimateSettings) -> str:
     if reference is None:
         return ""
-    return reference.label + ("; fewer than 5 runs: the topics' relevance rates"
-                              * reference.falls_back(settings))
+    label = reference.label + ("; fewer than 5 runs: the topics' relevance rates"
+                               * reference.falls_back(settings))
+    misfit = reference.context.misfit if reference.context is not None else None
+    if misfit is not None and misfit.runs:
+        from unjudged.strategies.misfit import DEPTH
+
+        # what every run's shift is measured against: the pool runs' judged misfit
+        label += (f"; their misfit in the judged top {DEPTH}: centre {misfit.centre:+.2f}, "
+                  f"tau {misfit.tau:.2f} (log-odds)")
+    return label
 
 
 def _note_reference(reference: Reference, settings: EstimateSettings) -> None:
