@@ -853,9 +853,6 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
     if context is None and _shares_context(settings):
         reference = Reference.of(pool_runs, qrels, measures, settings)
         _note_reference(reference, settings)
-    # named before the workers' copy drops the pool runs (without_runs), which would name
-    # it "each run alone"
-    reference_label = _reference_label(reference, settings)
     if any(STRATEGIES[m].uses_prior for m in settings.methods):
         note_qrels(qrels, settings.policies.rel_level, settings.prior, settings.empty_run)
     shared_context = context or (reference.context if reference else None) or DrawContext()
@@ -876,11 +873,13 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
         runs = list(runs)
         for run in runs:
             pool_of(run)
-        if reference is not None and all(reference.member(r) for r in runs):
-            reference = reference.without_runs()  # the pool runs need not travel
+        # the workers' copy only: the pool runs need not travel (the label below still
+        # counts them)
+        travels = reference.without_runs() if reference is not None and all(
+            reference.member(r) for r in runs) else reference
         out = executor.map(_estimate_task, runs, desc=desc, chunksize=1,
                            shared=_Shared(qrels, measures, pools, settings, shared_context,
-                                          reference))
+                                          travels))
     from unjudged.errors import note
 
     for message in dict.fromkeys(m for r in out for m in r.notes):
@@ -893,7 +892,7 @@ def estimate_all(runs: Iterable[Run], qrels: Qrels, measures: list[Measure],
                      # run's own again)
                      None if reference is not None and reference.context is None
                      else shared_context, bool(settings.grow),
-                     reference_label, settings.population)
+                     _reference_label(reference, settings), settings.population)
 
 
 def _note_one_draw(settings: EstimateSettings) -> None:
