@@ -28,7 +28,7 @@ def test_blocked_variates_are_the_whole_arrays(n, start, stop):
     keys = np.random.default_rng(n).integers(0, 2 ** 64 - 1, n, dtype=np.uint64)
     u = _whole_uniforms(keys, 3, start, stop)
     assert np.array_equal(K.uniforms(keys, 3, start, stop), u)
-    assert np.array_equal(K.logistic(keys, 3, start, stop), np.log(u / (1.0 - u)))
+    assert np.array_equal(K.odds(keys, 3, start, stop), u / (1.0 - u))
 
 
 def test_string_keys_of_strings_of_every_length():
@@ -47,7 +47,9 @@ def test_string_keys_of_strings_of_every_length():
 
 
 def test_requests_in_blocks_are_the_whole_comparison():
-    """Shifted, deep and run-shifted requests: the grades the whole-array steps give."""
+    """Shifted, deep and run-shifted requests: the grades the whole-array steps give, and the
+    comparison in odds is the comparison of logistic variates with log-odds (the model's
+    definition) at every one of the 105,000 cells."""
     rng = np.random.default_rng(5)
     cells, m = 70, 1500
     keys = rng.integers(0, 2 ** 64 - 1, cells, dtype=np.uint64)
@@ -67,7 +69,7 @@ def test_requests_in_blocks_are_the_whole_comparison():
 
     tails = np.cumsum(p[:, ::-1], axis=-1)[:, ::-1][:, 1:]
     threshold = _log_odds(tails)
-    v = K.logistic(keys, 2, 10, 10 + m)
+    v = np.log(K.odds(keys, 2, 10, 10 + m))  # logistic variates
     v -= np.take(_shifts(topics, how, 10, 10 + m), rows, axis=1)
     v[:, deep] -= depth_shifts(2, 0.2, 10, 10 + m)[:, None]
     want_before = sum((v < threshold[None, :, r]).astype(np.int8) for r in range(2))

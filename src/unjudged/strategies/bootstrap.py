@@ -39,7 +39,7 @@ from unjudged.data.judged import Judged, Pool
 from unjudged.errors import InvalidOptionError
 from unjudged.strategies.base import Drawing
 from unjudged.strategies.fill import available, max_grade, pool_counts, ranking_counts, unknown
-from unjudged.strategies.keys import combine, logistic, name_key, normals, row_blocks, uniforms
+from unjudged.strategies.keys import combine, name_key, normals, odds, row_blocks, uniforms
 from unjudged.strategies.position import PositionModel, topic_keys
 from unjudged.strategies.priors import MODEL_PRIORS, PRIORS, check_prior
 from unjudged.strategies.rows import SampledBatch, distinct_rows
@@ -157,11 +157,11 @@ def sample(judged: Judged, how: Draw, t0: int, t1: int, i0: int, i1: int,
 
     `judged` is already cut to the measure's cutoff. Each unjudged document requests the
     grades whose log-odds under the prior (shifted by this iteration's uncertainty) exceed
-    its logistic variate, a function of (seed, topic, document, iteration) only: the same
-    document gets the same request in every run, batch and worker. The requests are then
-    served from the grades the pool still has (`fill`), or kept as drawn: when not `capped`
-    (for measures without a normaliser), or with `how.growth`, which adds them to the
-    normaliser. The judged cells are copied.
+    its logistic variate (compared in odds: requests()), a function of (seed, topic,
+    document, iteration) only: the same document gets the same request in every run, batch
+    and worker. The requests are then served from the grades the pool still has (`fill`), or
+    kept as drawn: when not `capped` (for measures without a normaliser), or with
+    `how.growth`, which adds them to the normaliser. The judged cells are copied.
     """
     return samples(judged, how, t0, t1, i0, i1, (capped,))[capped]
 
@@ -263,38 +263,40 @@ def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarra
         # the same comparison without the logarithms: u < P(grade >= g)
         plain = _grades(uniforms(keys, how.seed, i0, i1), tails)
         return (plain, plain) if unshifted else plain
-    # in log-odds, where the prior's uncertainty shifts every threshold
-    threshold = _log_odds(tails)
-    variate = logistic(keys, how.seed, i0, i1, keep)  # (m, cells)
-    topic_shift, at = None, rows
+    # in log-odds the prior's uncertainty shifts every threshold: a variate log(r) moved by
+    # -s falls below the log-odds log(o) exactly where r * exp(-s) < o. Compared in odds, so
+    # that no variate needs a logarithm (the shifts' factors are a few per iteration)
+    threshold = _odds(tails)
+    ratio = odds(keys, how.seed, i0, i1, keep)  # (m, cells)
+    topic_factor, at = None, rows
     if how.spread or how.shared_spread:
         # a topic's shifts are a function of its name: the same whichever others are
         # drawn. All the topics' when most have unjudged documents (the table every run
         # of the same topics shares: _shift_table keeps it), else those only
         used = np.flatnonzero(np.bincount(rows, minlength=len(topics)))
         if 2 * used.size >= len(topics):
-            topic_shift, at = _shifts(topics, how, i0, i1), rows
+            topic_factor, at = _shift_factors(topics, how, i0, i1), rows
         else:
-            topic_shift = _shifts([topics[t] for t in used.tolist()], how, i0, i1)
+            topic_factor = _shift_factors([topics[t] for t in used.tolist()], how, i0, i1)
             at = np.searchsorted(used, rows)
-    depth = depth_shifts(how.seed, how.shared_spread, i0, i1) \
+    depth = np.exp(-depth_shifts(how.seed, how.shared_spread, i0, i1)) \
         if deep is not None and how.shared_spread and deep.any() else None
-    moved = run_shift.draws(how.seed, i0, i1) if run_shift is not None else None
-    got = np.zeros(variate.shape, dtype=np.int8)
-    before = np.zeros(variate.shape, dtype=np.int8) if unshifted and moved is not None \
+    moved = np.exp(-run_shift.draws(how.seed, i0, i1)) if run_shift is not None else None
+    got = np.zeros(ratio.shape, dtype=np.int8)
+    before = np.zeros(ratio.shape, dtype=np.int8) if unshifted and moved is not None \
         else None
     # a block of iterations at a time (the same steps for every element: the same numbers)
-    # so that the variates stay in the cache from one step to the next
-    for a, z in row_blocks(variate.shape[0], variate.shape[1]):
-        v = variate[a:z]
-        if topic_shift is not None:
-            v -= np.take(topic_shift[a:z], at, axis=1)
+    # so that the odds stay in the cache from one step to the next
+    for a, z in row_blocks(ratio.shape[0], ratio.shape[1]):
+        v = ratio[a:z]
+        if topic_factor is not None:
+            v *= np.take(topic_factor[a:z], at, axis=1)
         if depth is not None:
-            v[:, deep] -= depth[a:z, None]
+            v[:, deep] *= depth[a:z, None]
         if moved is not None:
             if before is not None:
                 _grades(v, threshold, before[a:z])
-            v -= moved[a:z, None]
+            v *= moved[a:z, None]
         _grades(v, threshold, got[a:z])
     if unshifted:
         return got, got if before is None else before
@@ -303,7 +305,7 @@ def requests(keys: np.ndarray, p: np.ndarray, topics: list[str], rows: np.ndarra
 
 def _grades(variate: np.ndarray, threshold: np.ndarray, out: np.ndarray | None = None
             ) -> np.ndarray:
-    """(m, cells) the number of upper tails (log-odds or probabilities `threshold`, (cells,
+    """(m, cells) the number of upper tails (odds or probabilities `threshold`, (cells,
     grades >= 1)) each variate falls within: the grade it requests (added to `out`, zeros,
     when given)."""
     got = np.zeros(variate.shape, dtype=np.int8) if out is None else out
@@ -343,11 +345,24 @@ def _log_odds(p: np.ndarray) -> np.ndarray:
         return np.log(p) - np.log1p(-np.minimum(p, 1.0))
 
 
+def _odds(p: np.ndarray) -> np.ndarray:
+    """p / (1 - p): infinite where p is 1 (every odds falls below), 0 where p is 0 (none)."""
+    with np.errstate(divide="ignore"):
+        return p / (1.0 - np.minimum(p, 1.0))
+
+
 def _shifts(topics: list[str], how: Drawing, i0: int, i1: int) -> np.ndarray:
     """(iterations, topics) shift of every log-odds: the prior's uncertainty, one normal
     variate per (topic, iteration) and one per iteration shared by all topics, both functions
     of the seed and the names only (every run sees the same shifts)."""
     return _shift_table(tuple(topics), how.seed, how.spread, how.shared_spread, i0, i1)
+
+
+def _shift_factors(topics: list[str], how: Drawing, i0: int, i1: int) -> np.ndarray:
+    """exp(-_shifts()): the factor by which each shift moves a document's odds (kept beside
+    the shifts: every run asks for the same)."""
+    return _shift_table(tuple(topics), how.seed, how.spread, how.shared_spread, i0, i1,
+                        factors=True)
 
 
 def depth_shifts(seed: int, shared_spread: float, i0: int, i1: int) -> np.ndarray:
@@ -368,21 +383,25 @@ def depth_shifted(how: Drawing, model: PositionModel | None) -> bool:
 
 
 def _shift_table(topics: tuple[str, ...], seed: int, spread: float, shared_spread: float,
-                 i0: int, i1: int) -> np.ndarray:
+                 i0: int, i1: int, factors: bool = False) -> np.ndarray:
     # kept: every run of an estimate asks for the same table, batch by batch; at most
     # _TABLES tables and _TABLE_BYTES (the growth's blocks of 1,400 topics at b = 1,000 kept
     # 16 tables of 11 MB that no run asked for again: 180 MB at the peak of 100,000 topics)
-    key = (topics, seed, spread, shared_spread, i0, i1)
+    key = (topics, seed, spread, shared_spread, i0, i1, factors)
     with _tables_lock:
         if key in _tables:
             _tables.move_to_end(key)
             return _tables[key]
-    tk = combine(topic_keys(topics), name_key("topic-spread"))
-    out = normals(tk, seed, i0, i1)
-    out *= spread  # in place: the same products, no second table
-    if shared_spread:
-        shared = normals(np.array([name_key("shared-spread")], np.uint64), seed, i0, i1)
-        out += shared_spread * shared
+    if factors:
+        out = np.negative(_shift_table(topics, seed, spread, shared_spread, i0, i1))
+        np.exp(out, out=out)
+    else:
+        tk = combine(topic_keys(topics), name_key("topic-spread"))
+        out = normals(tk, seed, i0, i1)
+        out *= spread  # in place: the same products, no second table
+        if shared_spread:
+            shared = normals(np.array([name_key("shared-spread")], np.uint64), seed, i0, i1)
+            out += shared_spread * shared
     out.setflags(write=False)
     with _tables_lock:
         _tables[key] = out
