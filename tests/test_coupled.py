@@ -167,10 +167,48 @@ def test_pairs_on_the_command_line(tmp_path):
     assert bad.exit_code == 2 and "--pairs" in bad.output
 
 
-@pytest.mark.parametrize("option,value", [("--interval", "1"), ("--spread", "-1")])
+@pytest.mark.parametrize("option,value", [("--interval", "1"), ("--spread", "-1"),
+                                          ("--spread", "inf"), ("--shared-spread", "10.5")])
 def test_bad_draw_options_are_one_line(tmp_path, option, value):
     (tmp_path / "q").write_text("1 0 a 1\n")
     (tmp_path / "a.run").write_text("1 Q0 a 1 3 A\n")
     r = CliRunner().invoke(main, ["estimate", str(tmp_path / "q"), str(tmp_path / "a.run"),
                                   "-m", "P@2", option, value])
     assert r.exit_code == 2 and option in r.output
+
+
+@pytest.mark.parametrize("methods", [("bootstrap",), ("expected",)])
+@pytest.mark.parametrize("name", ["spread", "shared_spread"])
+def test_spreads_beyond_the_largest_are_refused(methods, name):
+    """An infinite --spread gave NaN intervals with --methods expected and overflow warnings
+    in the bootstrap's odds: spreads lie in [0, MAX_SPREAD] for every method."""
+    from unjudged.errors import InvalidOptionError
+    from unjudged.strategies.priors import MAX_SPREAD
+
+    q = read_qrels({"t": {"a": 1, "b": 0}})
+    run = read_run({"t": {"a": 2.0, "x": 1.0}})
+    for bad in (float("inf"), float("nan"), MAX_SPREAD + 0.1):
+        with pytest.raises(InvalidOptionError, match=name):
+            estimate_all([run], q, parse_measures("nDCG@10"),
+                         EstimateSettings(methods=methods, b=20, **{name: bad}))
+
+
+def test_the_largest_spreads_draw_without_warnings():
+    """At MAX_SPREAD (and the depth shift, 3x the shared spread) every shift's factor and
+    their products stay finite and nonzero: no numpy warning, values in [0, 1]."""
+    import warnings
+
+    from unjudged.strategies.priors import MAX_SPREAD
+
+    q = read_qrels({str(t): {"a": 1, "b": 0, "c": 2} for t in range(6)})
+    runs = [read_run({str(t): {d: float(20 - i) for i, d in enumerate(
+        ["a"] + [f"u{(t * 7 + k * (r + 1)) % 40}" for k in range(12)])} for t in range(6)},
+        name=f"r{r}") for r in range(6)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        est = estimate_all(runs, q, parse_measures("nDCG@10"),
+                           EstimateSettings(methods=("bootstrap",), b=3000, seed=4,
+                                            spread=MAX_SPREAD, shared_spread=MAX_SPREAD),
+                           pool_runs=runs)
+    values = np.array([r.run_point[0] for r in est.runs])
+    assert np.isfinite(values).all() and ((values >= 0) & (values <= 1)).all()

@@ -26,6 +26,7 @@ from unjudged.strategies.priors import (
     DEFAULT_SHARED_SPREAD,
     DEFAULT_SPREAD,
     EMPTY_RUN,
+    MAX_SPREAD,
     PRIORS,
 )
 
@@ -242,10 +243,11 @@ def draw_options(f):
         click.option("--interval", type=click.FloatRange(0, 1, min_open=True, max_open=True),
                      default=0.9, show_default=True,
                      help="Level of the lo-hi interval given with every bootstrap value."),
-        click.option("--spread", type=click.FloatRange(0), default=DEFAULT_SPREAD,
+        click.option("--spread", type=click.FloatRange(0, MAX_SPREAD), default=DEFAULT_SPREAD,
                      show_default=True, help="The prior's uncertainty per topic: sd of a "
                      "shift of its log-odds drawn per topic and iteration."),
-        click.option("--shared-spread", type=click.FloatRange(0), default=DEFAULT_SHARED_SPREAD,
+        click.option("--shared-spread", type=click.FloatRange(0, MAX_SPREAD),
+                     default=DEFAULT_SHARED_SPREAD,
                      show_default=True, help="The prior's uncertainty for the whole collection: "
                      "sd of a shift drawn per iteration, shared by all topics; documents ranked "
                      "past the judged ones take another of 3 times this sd (the depth shift)."),

@@ -84,13 +84,14 @@ def check_draw_options(options: DrawOptions) -> None:
         ...                      interval=0.9, grow=False, cap="all"))
         Traceback (most recent call last):
         ...
-        unjudged.errors.InvalidOptionError: spread must be >= 0, not -1.0
+        unjudged.errors.InvalidOptionError: spread must lie in [0, 10] (an sd in log-odds), not -1.0
     """
     check_prior(options.prior)
     for name in ("spread", "shared_spread"):
         value = getattr(options, name)
-        if not value >= 0:
-            raise InvalidOptionError(f"{name} must be >= 0, not {value!r}")
+        if not 0 <= value <= MAX_SPREAD:  # NaN too
+            raise InvalidOptionError(f"{name} must lie in [0, {MAX_SPREAD:g}] (an sd in "
+                                     f"log-odds), not {value!r}")
     if options.empty_run not in EMPTY_RUN:
         raise InvalidOptionError(f"empty_run must be one of {', '.join(EMPTY_RUN)}, "
                                  f"not {options.empty_run!r}")
@@ -103,6 +104,13 @@ def check_draw_options(options: DrawOptions) -> None:
         raise InvalidOptionError(f"interval must lie strictly between 0 and 1, "
                                  f"not {options.interval!r}")
 
+
+#: The largest --spread and --shared-spread: an sd of 10 in log-odds already draws every
+#: unjudged document of a topic all relevant or all not. It also bounds the shifts the
+#: requests multiply into the odds (exp of at most about 580 with the run's misfit and the
+#: depth shift of 3 x the shared spread, at 8.7 sd, the largest normal drawn), so that no
+#: product overflows or underflows (an infinite --spread gave NaN intervals and warnings)
+MAX_SPREAD = 10.0
 
 #: The defaults the calibration bench chose (docs/calibration.md).
 DEFAULT_PRIOR = "position"
