@@ -113,6 +113,25 @@ def test_cli_names_the_pool_context(example):
     assert "fewer than 5 runs" in r.stderr
 
 
+def test_files_skipped_in_the_pool_runs_are_said(example, tmp_path):
+    """A --pool-runs folder's files that are not runs are named, as the runs' are (they were
+    dropped silently), and under --strict refused."""
+    import shutil
+
+    qp, rp, _, _ = example
+    for path in rp:
+        shutil.copy(path, tmp_path)
+    (tmp_path / "notes.txt").write_text("these runs came from the organisers\n")
+    args = ["estimate", str(qp), str(rp[0]), "-m", "nDCG@10", "-b", "20",
+            "--pool-runs", str(tmp_path)]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0
+    assert f"--pool-runs: skipped {tmp_path / 'notes.txt'}: not a run file" in r.stderr
+    assert f"{len(rp)} pool runs (--pool-runs)" in r.output
+    strict = CliRunner().invoke(main, args + ["--strict"])
+    assert strict.exit_code == 2 and "notes.txt" in strict.stderr
+
+
 def test_workers_name_the_pool_context_too(example):
     """With worker processes the pool runs stay home once their context is built (every run
     estimated is one of them): the note still names them, and their estimates are the

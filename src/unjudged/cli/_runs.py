@@ -36,16 +36,19 @@ POOL_RUNS = click.option(
     "here as positionally to let them inform each other).")
 
 
-def pool_runs_of(sources, qrels, policies: Policies | None = None) -> list | None:
+def pool_runs_of(sources, qrels, policies: Policies | None = None,
+                 strict: bool = False) -> list | None:
     """The --pool-runs, read with the command's ties (their ranks are the prior's
-    features); None when none was named."""
+    features); None when none was named. Files a directory or glob held that are not runs
+    are said to be skipped, as for the runs (errors under --strict)."""
     if not sources:
         return None
     from unjudged.io.runs import iter_runs
 
+    notes = Notes(strict)
     ties = (policies or Policies()).ties
     return list(iter_runs(list(sources), ties=ties, qrels=qrels, names="file",
-                          notify=lambda message: None))
+                          notify=lambda message: notes.note(f"--pool-runs: {message}")))
 
 
 def runs_and_pool(sources, pool_sources, qrels, *, policies: Policies | None = None,
@@ -68,7 +71,7 @@ def runs_and_pool(sources, pool_sources, qrels, *, policies: Policies | None = N
         runs = list(cli_runs(sources, qrels, policies=policies, names=names, strict=strict))
         return runs, runs
     return (cli_runs(sources, qrels, policies=policies, names=names, strict=strict),
-            pool_runs_of(pool_sources, qrels, policies))
+            pool_runs_of(pool_sources, qrels, policies, strict))
 
 
 class Notes:
