@@ -192,6 +192,30 @@ def test_an_empty_folder_is_an_error(inputs):
     assert r.stderr == f"unjudged: error: {inputs / 'empty'}: directory contains no run files\n"
 
 
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("how", ["folder", "glob"])
+def test_a_fifo_or_broken_link_among_the_runs_is_skipped_not_read(folder, inputs, how):
+    """A FIFO in a runs folder (or matched by a pattern) was opened and waited on for ever
+    (nobody writes to it), a broken link matched by a pattern was an error: both are passed
+    over with a note. A subprocess with a timeout, so that a regression fails, not hangs."""
+    import os
+    import subprocess
+    import sys
+
+    os.mkfifo(folder / "pipe")
+    os.symlink(folder / "gone.run", folder / "link.run")
+    where = str(folder) if how == "folder" else str(folder / "*")
+    r = subprocess.run([sys.executable, "-m", "unjudged", "eval", str(inputs / "qrels.txt"),
+                        where, "-m", "P@1"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert [line.split() for line in r.stdout.splitlines()] == [["run", "P@1"],
+                                                                ["good", "1.0000"]]
+    assert f"unjudged: note: skipped {folder / 'pipe'}: not a regular file (a FIFO)" \
+        in r.stderr.splitlines()
+    assert (f"unjudged: note: skipped {folder / 'link.run'}: not a regular file (a broken "
+            "symbolic link)") in r.stderr.splitlines()
+
+
 def test_a_file_named_explicitly_is_read_strictly(folder, inputs):
     r = _no_traceback(_invoke("eval", inputs / "qrels.txt", folder / "notes.txt", "-m", "P@1"),
                       code=2)

@@ -111,3 +111,26 @@ def test_signal_ends_the_dask_cluster_and_its_scratch_space(work, tmp_path):
     assert not alive, f"Dask processes left running: {sorted(alive)}"
     assert status == 143, err
     assert list(tmp_path.iterdir()) == []  # no dask-scratch-space, no worker folders
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_signal_ends_a_command_waiting_on_a_fifo(tmp_path):
+    """A run named as a FIFO nobody writes to is read in a reader thread that waits for ever;
+    SIGTERM unwound the command but its exit then joined that thread and never ended (a lone
+    `timeout` could not stop it). Now it ends at once with 143."""
+    (tmp_path / "qrels").write_text("1 0 a 1\n")
+    (tmp_path / "other.run").write_text("1 Q0 a 1 1 other\n")
+    os.mkfifo(tmp_path / "pipe")
+    proc = subprocess.Popen([sys.executable, "-m", "unjudged", "eval", str(tmp_path / "qrels"),
+                             str(tmp_path / "pipe"), str(tmp_path / "other.run"), "-m", "P@1"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        time.sleep(3.0)  # imported, and waiting in open()
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 143, err
+        assert err.decode().splitlines()[-1] == "unjudged: stopped by SIGTERM"
+    finally:
+        if proc.poll() is None:
+            proc.kill()

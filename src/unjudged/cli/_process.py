@@ -88,10 +88,23 @@ def guarded(work: Callable[[], Any]) -> Any:
         fail(str(exc))
     except Signalled as stop:
         say(f"unjudged: stopped by {stop.name}")
-        sys.exit(128 + stop.signum)  # as a shell reports a process the signal killed
+        _exit_now(128 + stop.signum)  # as a shell reports a process the signal killed
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(0)
+
+
+def _exit_now(code: int) -> None:
+    """End the process with `code` once the command has unwound (its workers stopped, its
+    scratch files removed): without the interpreter's own exit, which joins every thread and
+    so would wait for ever on one blocked in a read (a FIFO nobody writes to)."""
+    import os
+    from contextlib import suppress
+
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(OSError, ValueError):  # closed, or a pipe nobody reads any more
+            stream.flush()
+    os._exit(code)
 
 
 def show_note(message, category, filename, lineno, file=None, line=None) -> None:

@@ -55,8 +55,8 @@ def expand_paths(sources: Iterable[Any], notify: Notify | None = None) -> list[A
         if isinstance(s, (str, os.PathLike)) and str(s) != "-":
             p = os.fspath(s)
             if os.path.isdir(p):
-                files = sorted(os.path.join(p, f) for f in os.listdir(p)
-                               if not f.startswith(".") and os.path.isfile(os.path.join(p, f)))
+                files = _regular(sorted(os.path.join(p, f) for f in os.listdir(p)
+                                        if not f.startswith(".")), notify)
                 if not files:
                     raise InputError(p, "directory contains no run files")
                 out.extend(_runs_only(p, files, notify, "of its"))
@@ -64,13 +64,34 @@ def expand_paths(sources: Iterable[Any], notify: Notify | None = None) -> list[A
             if any(c in p for c in "*?[") and not os.path.exists(p):
                 import glob  # patterns only (1.5M instructions a call otherwise)
 
-                matches = sorted(m for m in glob.glob(p) if not os.path.isdir(m))
+                matches = _regular(sorted(glob.glob(p)), notify)
                 if not matches:
                     raise InputError(p, "pattern matches no file")
                 out.extend(_runs_only(p, matches, notify, "it matches"))
                 continue
         out.append(s)
     return out
+
+
+def _regular(paths: list[str], notify: Notify) -> list[str]:
+    """The regular files among what a folder or pattern holds. Folders are passed over (not
+    searched); a FIFO, socket, device or broken link is passed over with a note: reading a
+    FIFO nobody writes to would wait for ever (one named on its own is read, as a pipe)."""
+    kept = []
+    for path in paths:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            what = "a broken symbolic link" if os.path.islink(path) else "unreadable"
+            notify(f"skipped {path}: not a regular file ({what})")
+            continue
+        if stat.S_ISREG(mode):
+            kept.append(path)
+        elif not stat.S_ISDIR(mode):
+            what = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                    else "a device")
+            notify(f"skipped {path}: not a regular file ({what})")
+    return kept
 
 
 def _runs_only(where: str, files: list[str], notify: Notify, found: str) -> list[str]:

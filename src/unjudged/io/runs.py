@@ -206,20 +206,24 @@ def _read_ahead(read: Callable[[int], Run], n: int, threads: int = READERS) -> I
         return
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        pending = deque(pool.submit(read, i) for i in range(min(n, threads)))
-        following = len(pending)
-        try:
-            while pending:
-                run = pending.popleft().result()
-                if following < n:
-                    pending.append(pool.submit(read, following))
-                    following += 1
-                yield run
-                del run  # not kept alive while the next run is read
-        finally:
-            for future in pending:
-                future.cancel()
+    pool = ThreadPoolExecutor(max_workers=threads)
+    pending = deque(pool.submit(read, i) for i in range(min(n, threads)))
+    following, finished = len(pending), False
+    try:
+        while pending:
+            run = pending.popleft().result()
+            if following < n:
+                pending.append(pool.submit(read, following))
+                following += 1
+            yield run
+            del run  # not kept alive while the next run is read
+        finished = True
+    finally:
+        for future in pending:
+            future.cancel()
+        # after an error, Ctrl-C or a signal a reader still blocked (a FIFO nobody writes to)
+        # is left behind rather than waited for: it would hold up the stop for ever
+        pool.shutdown(wait=finished, cancel_futures=True)
 
 
 def build_run(qid, docno, score, rank=None, *, name: str, source: str,
