@@ -443,3 +443,26 @@ def test_owner_is_kept_where_permitted(tmp_path):
     st = out.stat()
     assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (4321, 4321, 0o604)
     assert out.read_text() == "new\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("args", [
+    ["trec_eval", "{q}", "{r}"],  # the plain trec_eval call (without click)
+    ["eval", "{q}", "{r}", "-m", "P@2"],
+    ["eval", "{q}", "{r}", "-m", "P@2", "--stream"],
+    ["estimate", "{q}", "{r}", "-m", "P@2", "-b", "20", "-f", "jsonl"],
+    ["--help"],
+], ids=["trec_eval", "eval", "stream", "estimate", "help"])
+def test_standard_output_on_a_full_disk_is_one_line(tmp_path, args):
+    """Standard output that refuses the bytes (here /dev/full: no space left on device) gave
+    a traceback in every command, --help too: now one line and exit code 2."""
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "r").write_text(RUN)
+    argv = [a.format(q=tmp_path / "q", r=tmp_path / "r") for a in args]
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "unjudged", *argv], stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=120,
+                           env=dict(os.environ, PYTHONPATH=SRC))
+    assert r.returncode == 2, r.stderr
+    assert [line for line in r.stderr.splitlines() if "note:" not in line] == [
+        "unjudged: error: cannot write standard output: no space left on device"]

@@ -22,12 +22,17 @@ def entry() -> None:
     without click (cli._fast), as `python -m unjudged` does; any other call is click's."""
     import sys
 
-    from unjudged.cli._fast import main as plain_trec_eval
+    try:
+        from unjudged.cli._fast import main as plain_trec_eval
 
-    plain_trec_eval(sys.argv[1:])  # returns unless argv is a plain `trec_eval` call
-    from unjudged.cli._base import main as click_main
+        plain_trec_eval(sys.argv[1:])  # returns unless argv is a plain `trec_eval` call
+        from unjudged.cli._base import main as click_main
 
-    click_main()
+        click_main()
+    except OSError as exc:  # writing the output itself (a full disk): every command, --help
+        from unjudged.cli._process import output_failed
+
+        output_failed(exc)
 
 
 def __getattr__(name: str) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any
 
 
@@ -94,13 +95,28 @@ def guarded(work: Callable[[], Any]) -> Any:
         sys.exit(0)
 
 
+def output_failed(exc: OSError) -> None:
+    """End a command whose writing failed below the library (which names the files it
+    opens): standard output on a full disk or a device that refuses it. One line and exit
+    code 2 instead of a traceback; a closed pipe ends quietly, as in guarded()."""
+    from unjudged.io.atomic import reason
+
+    # what stays in stdout's buffer goes nowhere: the interpreter's exit would try it again
+    # and print its own "Exception ignored" lines
+    with suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    if isinstance(exc, BrokenPipeError):
+        sys.exit(0)
+    where = "standard output" if exc.filename is None else os.fsdecode(exc.filename)
+    say(f"unjudged: error: cannot write {where}: {reason(exc)}")
+    sys.exit(2)
+
+
 def _exit_now(code: int) -> None:
     """End the process with `code` once the command has unwound (its workers stopped, its
     scratch files removed): without the interpreter's own exit, which joins every thread and
     so would wait for ever on one blocked in a read (a FIFO nobody writes to)."""
-    import os
-    from contextlib import suppress
-
     for stream in (sys.stdout, sys.stderr):
         with suppress(OSError, ValueError):  # closed, or a pipe nobody reads any more
             stream.flush()
