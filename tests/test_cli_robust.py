@@ -531,3 +531,48 @@ def test_option_edges(inputs, args, line):
     if "--dask" in args and "tls://" in " ".join(args):
         pytest.importorskip("distributed")
     assert _edge_outcome(args, line, inputs) is None
+
+
+def test_an_endless_binary_stream_is_refused_not_read_to_the_end():
+    """A device of endless bytes (/dev/urandom as a run) was read until memory ran out: a
+    stream stops at the end of its first line holding a NUL byte, which the parser refuses."""
+    import io
+
+    from unjudged.io import read_run
+
+    class Endless(io.RawIOBase):
+        reads = 0
+
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            Endless.reads += 1  # 64 KiB a read: a few reads make the first chunk
+            assert Endless.reads < 1000, "read on past the binary line"
+            block = b"1 Q0 a\x00b 2 1 x\n" * 4096
+            n = min(len(buffer), len(block))
+            buffer[:n] = block[:n]
+            return n
+
+    with pytest.raises(FormatError, match="binary data"):
+        read_run(io.BufferedReader(Endless(), 1 << 16), name="endless")
+    assert Endless.reads <= 200  # the first chunk (4 MiB), not the 64 MiB the guard allows
+
+
+def test_a_closed_standard_input_is_one_line(inputs):
+    """`unjudged eval QRELS - <&-` (descriptor 0 closed: Python's sys.stdin is None) was an
+    AttributeError traceback."""
+    import os
+    import subprocess
+    import sys
+
+    def close_stdin():
+        os.close(0)
+
+    for args in (["eval", str(inputs / "qrels.txt"), "-", "-m", "P@1"],
+                 ["trec_eval", str(inputs / "qrels.txt"), "-"]):
+        r = subprocess.run([sys.executable, "-m", "unjudged", *args], capture_output=True,
+                           text=True, timeout=120, preexec_fn=close_stdin)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr == ("unjudged: error: <stdin>: standard input is closed, expected "
+                            "lines to read\n")

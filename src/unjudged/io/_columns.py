@@ -252,7 +252,7 @@ def load_table(source: Any, names: list[str], layout: Layout | str,
                 return table, _reread(source), head
             fh.seek(0)
             head = b""
-        data = read_stream(fh, path, head=head)
+        data = read_stream(fh, path, head=head, text_only=True)
     finally:
         if close:
             fh.close()

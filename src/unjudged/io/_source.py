@@ -272,6 +272,8 @@ def open_input(source: Any) -> tuple[BinaryIO, bool, bool]:
     if not isinstance(source, (str, os.PathLike)):
         return source, False, False
     if str(source) == "-":
+        if sys.stdin is None:  # started with descriptor 0 closed (`<&-`)
+            raise InputError(name, "standard input is closed, expected lines to read")
         return sys.stdin.buffer, False, False
     try:
         fh = open(source, "rb")  # noqa: SIM115 -- returned open; the caller closes it
@@ -304,10 +306,30 @@ def read_bytes(source: str | os.PathLike[str] | BinaryIO, limit: int | None = No
             fh.close()
 
 
-def read_stream(fh: BinaryIO, name: str, limit: int | None = None, head: bytes = b"") -> bytes:
-    """All the (decompressed) bytes of an open stream, `head` being bytes already taken."""
-    parts = list(text_chunks(fh, name, limit, head))
+def read_stream(fh: BinaryIO, name: str, limit: int | None = None, head: bytes = b"",
+                text_only: bool = False) -> bytes:
+    """All the (decompressed) bytes of an open stream, `head` being bytes already taken.
+    With `text_only`, reading stops at the end of the first line holding a NUL byte (binary
+    data: the parser refuses it, naming that line or an earlier bad one), so that a device
+    of endless bytes (/dev/urandom) is refused, not read until memory runs out."""
+    chunks = text_chunks(fh, name, limit, head)
+    parts = list(_to_binary_line(chunks) if text_only else chunks)
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _to_binary_line(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """`chunks` up to the line end after their first NUL byte (or all of them)."""
+    nul = False
+    for chunk in chunks:
+        at = 0
+        if not nul and b"\x00" in chunk:
+            nul, at = True, chunk.index(b"\x00")
+        if nul:
+            end = chunk.find(b"\n", at)
+            if end >= 0:
+                yield chunk[:end + 1]
+                return
+        yield chunk
 
 
 def text_chunks(fh: BinaryIO, name: str, limit: int | None = None, head: bytes = b""
