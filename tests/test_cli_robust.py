@@ -196,14 +196,17 @@ def test_an_empty_folder_is_an_error(inputs):
 @pytest.mark.parametrize("how", ["folder", "glob"])
 def test_a_fifo_or_broken_link_among_the_runs_is_skipped_not_read(folder, inputs, how):
     """A FIFO in a runs folder (or matched by a pattern) was opened and waited on for ever
-    (nobody writes to it), a broken link matched by a pattern was an error: both are passed
-    over with a note. A subprocess with a timeout, so that a regression fails, not hangs."""
+    (nobody writes to it), a broken link matched by a pattern was an error, a folder inside
+    was dropped silently: each is passed over with a note. A subprocess with a timeout, so
+    that a regression fails, not hangs."""
     import os
     import subprocess
     import sys
 
     os.mkfifo(folder / "pipe")
     os.symlink(folder / "gone.run", folder / "link.run")
+    (folder / "2020").mkdir()
+    (folder / "2020" / "old.run").write_text(RUN)
     where = str(folder) if how == "folder" else str(folder / "*")
     r = subprocess.run([sys.executable, "-m", "unjudged", "eval", str(inputs / "qrels.txt"),
                         where, "-m", "P@1"], capture_output=True, text=True, timeout=120)
@@ -214,6 +217,8 @@ def test_a_fifo_or_broken_link_among_the_runs_is_skipped_not_read(folder, inputs
         in r.stderr.splitlines()
     assert (f"unjudged: note: skipped {folder / 'link.run'}: not a regular file (a broken "
             "symbolic link)") in r.stderr.splitlines()
+    assert (f"unjudged: note: skipped {folder / '2020'}: a folder (folders in a folder or "
+            "pattern are not searched; name it to read its runs)") in r.stderr.splitlines()
 
 
 def test_a_file_named_explicitly_is_read_strictly(folder, inputs):

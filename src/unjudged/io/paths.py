@@ -74,9 +74,9 @@ def expand_paths(sources: Iterable[Any], notify: Notify | None = None) -> list[A
 
 
 def _regular(paths: list[str], notify: Notify) -> list[str]:
-    """The regular files among what a folder or pattern holds. Folders are passed over (not
-    searched); a FIFO, socket, device or broken link is passed over with a note: reading a
-    FIFO nobody writes to would wait for ever (one named on its own is read, as a pipe)."""
+    """The regular files among what a folder or pattern holds; anything else is passed over
+    with a note: a folder (not searched), a FIFO, socket, device or broken link (reading a
+    FIFO nobody writes to would wait for ever; one named on its own is read, as a pipe)."""
     kept = []
     for path in paths:
         try:
@@ -87,7 +87,10 @@ def _regular(paths: list[str], notify: Notify) -> list[str]:
             continue
         if stat.S_ISREG(mode):
             kept.append(path)
-        elif not stat.S_ISDIR(mode):
+        elif stat.S_ISDIR(mode):
+            notify(f"skipped {path}: a folder (folders in a folder or pattern are not "
+                   "searched; name it to read its runs)")
+        else:
             what = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
                     else "a device")
             notify(f"skipped {path}: not a regular file ({what})")
