@@ -180,7 +180,7 @@ class PositionModel:
             np.zeros(0, np.int64)
         ukeys = keys[first]
         best = np.minimum.reduceat(ranks, first) if keys.size else np.zeros(0, np.int32)
-        votes = (np.add.reduceat((ranks <= VOTE_DEPTH).astype(np.int32), first) if keys.size
+        votes = (np.add.reduceat(ranks <= VOTE_DEPTH, first, dtype=np.int32) if keys.size
                  else np.zeros(0, np.int32))
         levels = max(int(qrels.key_grades.max(initial=0)) + 1, rel_level + 1, 2)
         intercept, slope, split, floor, support = _fit(qrels, topics, tk, ukeys, best, votes,
