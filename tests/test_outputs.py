@@ -466,3 +466,23 @@ def test_standard_output_on_a_full_disk_is_one_line(tmp_path, args):
     assert r.returncode == 2, r.stderr
     assert [line for line in r.stderr.splitlines() if "note:" not in line] == [
         "unjudged: error: cannot write standard output: no space left on device"]
+
+
+@pytest.mark.parametrize("command", ["eval", "trec_eval"])
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path, command):
+    """`unjudged ... | head -1`: the closed pipe ends the command with exit 0 and nothing on
+    stderr (no traceback, no "Exception ignored"), in click's commands and the plain
+    trec_eval call alike (click alone would exit 1)."""
+    (tmp_path / "q").write_text("".join(f"{t} 0 d{t} 1\n" for t in range(3000)))
+    (tmp_path / "r").write_text("".join(f"{t} Q0 d{t} 1 1 r\n" for t in range(3000)))
+    extra = ["-m", "P@5", "-m", "AP", "-m", "nDCG"] if command == "eval" else []
+    proc = subprocess.Popen([sys.executable, "-m", "unjudged", command, "-q",
+                             str(tmp_path / "q"), str(tmp_path / "r"), *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ, PYTHONPATH=SRC))
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline()  # more than a pipe's buffer follows
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0, err
+    assert err == ""

@@ -74,7 +74,7 @@ def fail(message: str) -> None:
 def guarded(work: Callable[[], Any]) -> Any:
     """work(), with the library's errors as one line and exit code 2, its notes as
     `unjudged: note:` lines, SIGTERM and SIGHUP unwinding it, and a closed pipe on stdout
-    ending the process quietly."""
+    ending the process quietly (output_failed: click would make it exit 1)."""
     import warnings
 
     from unjudged.cli._signals import Signalled, stopped_by_signals
@@ -90,15 +90,14 @@ def guarded(work: Callable[[], Any]) -> Any:
     except Signalled as stop:
         say(f"unjudged: stopped by {stop.name}")
         _exit_now(128 + stop.signum)  # as a shell reports a process the signal killed
-    except BrokenPipeError:
-        sys.stderr.close()
-        sys.exit(0)
+    except BrokenPipeError as exc:
+        output_failed(exc)
 
 
 def output_failed(exc: OSError) -> None:
     """End a command whose writing failed below the library (which names the files it
-    opens): standard output on a full disk or a device that refuses it. One line and exit
-    code 2 instead of a traceback; a closed pipe ends quietly, as in guarded()."""
+    opens): standard output on a full disk or a device that refuses it, one line and exit
+    code 2 instead of a traceback; a closed pipe (a reader such as `head` done) quietly, 0."""
     from unjudged.io.atomic import reason
 
     # what stays in stdout's buffer goes nowhere: the interpreter's exit would try it again
