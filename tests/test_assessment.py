@@ -173,8 +173,7 @@ def test_fully_judged_run_has_ap_one_and_assessed_equals_plain(data, d):
 def test_assessed_measures_equal_cut_then_condensed_on_random_data(data, d):
     run, qrels = read_run(data[1]), read_qrels(data[0])
     plain = judge(run, qrels)
-    # the judged documents of the top d, in order (trec_eval -M d -J, except that -J also
-    # keeps pooled-but-unjudged documents, which are not assessed)
+    # the judged documents of the top d, in order (trec_eval -M d -J)
     cut = judge(run, qrels, Policies(depth=d))
     condensed = cut.with_grades(*condense(cut.grades))
     for ours, theirs in [("AssessedP", "P"), ("AssessedAP", "AP"), ("AssessedR", "R")]:

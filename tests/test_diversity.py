@@ -90,9 +90,9 @@ def test_condensed_drops_the_same_positions_from_the_subtopics():
     (m,) = parse_measures(["alpha-nDCG@5"])
     dcg = 1 / 3 + 0.5 / L2(4) + (1 / 3) / L2(5)
     assert m.compute(c)[0] == pytest.approx(dcg / IDEAL_DCG, abs=1e-12)
-    # -J (judged_only) keeps pooled-but-unjudged e, as trec_eval does, and drops x
+    # -J (judged_only) drops pooled-but-unjudged e and unjudged x, as trec_eval -J does
     jj = judge_diversity(run, q, Policies(judged_only=True))
-    assert jj.grades.tolist() == [[1, -1, 0, 2, 1]] and jj.mask.tolist() == [[2, 0, 0, 3, 4]]
+    assert jj.grades.tolist() == [[1, 0, 2, 1]] and jj.mask.tolist() == [[2, 0, 3, 4]]
     # a fill in place (upper) keeps the masks: unjudged documents still gain no subtopic
     assert fill.upper(j).mask.tolist() == j.mask.tolist()
     assert fill.top(j, 3).mask.tolist() == [[2, 0, 0]]

@@ -73,10 +73,34 @@ def test_err_by_hand():
     assert abs(got["ERR@3"] - (3 / 16 + (1 / 3) * (13 / 16) * (1 / 16))) < 1e-12
 
 
-def test_judged_only_keeps_pooled_but_unjudged_documents():
-    """trec_eval -J drops documents the qrels lack; -1 (pooled, not judged) documents stay."""
+def test_judged_only_drops_pooled_but_unjudged_documents():
+    """trec_eval -J keeps the documents graded >= 0 only: those the qrels lack and the -1
+    (pooled, not judged) ones both go, as form_res_rels's `rel >= 0` loop has it; under the
+    nonrel policy a -1 is a judged non-relevant document and stays."""
     from unjudged import evaluate
 
-    df = evaluate({"t": {"a": 3.0, "x": 2.0, "b": 1.0}}, {"t": {"a": 1, "b": -1}},
-                  ["NumRet", "P@2"], judged_only=True, per_topic=False)
+    run, qrels = {"t": {"a": 3.0, "x": 2.0, "b": 1.0}}, {"t": {"a": 1, "b": -1}}
+    df = evaluate(run, qrels, ["NumRet", "P@2"], judged_only=True, per_topic=False)
+    assert df.set_index("measure")["value"].to_dict() == {"NumRet": 1.0, "P@2": 0.5}
+    df = evaluate(run, qrels, ["NumRet", "P@2"], judged_only=True, per_topic=False,
+                  negative="nonrel")
     assert df.set_index("measure")["value"].to_dict() == {"NumRet": 2.0, "P@2": 0.5}
+
+
+def test_trec_eval_judged_only_with_a_negative_grade(tmp_path):
+    """trec_eval 10.0's own output (built from source) on this pair, -q -J: the -1 document b
+    and the unjudged z are dropped, so 2 documents remain and relstring is '10'."""
+    from click.testing import CliRunner
+
+    from unjudged.cli import main
+
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b -1\n1 0 c 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n1 Q0 z 4 0.5 t\n")
+    got = CliRunner().invoke(main, ["trec_eval", "-q", "-J", "-m", "num_ret", "-m", "P.5",
+                                    "-m", "relstring", str(tmp_path / "q"), str(tmp_path / "r")])
+    assert got.exit_code == 0, got.output
+    assert got.output == ("num_ret               \t1\t2\n"
+                          "P_5                   \t1\t0.2000\n"
+                          "relstring             \t1\t'10'\n"
+                          "num_ret               \tall\t2\n"
+                          "P_5                   \tall\t0.2000\n")

@@ -428,17 +428,15 @@ def _same_judged(new: np.ndarray, old: np.ndarray) -> bool:
 
 def _follow_condense(old: np.ndarray, new: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """The masks (or (n, depth, S) subtopic grades) of `old`'s positions that `new` keeps, when
-    `new` condenses `old` to its judged documents (with or without the pooled-but-unjudged
-    ones)."""
-    for keep in (old >= 0, old >= -1):
-        order, length = _condense_order(keep)
-        got = np.where(np.arange(order.shape[1]) >= length[:, None], PAD,
-                       np.take_along_axis(old, order, axis=1))
-        if got.shape == new.shape and np.array_equal(got, new):
-            idx = order.reshape(order.shape + (1,) * (mask.ndim - 2))
-            out = np.take_along_axis(mask, idx, axis=1)
-            out[np.arange(order.shape[1])[None, :] >= length[:, None]] = 0
-            return out
+    `new` condenses `old` to its judged documents (grade >= 0)."""
+    order, length = _condense_order(old >= 0)
+    got = np.where(np.arange(order.shape[1]) >= length[:, None], PAD,
+                   np.take_along_axis(old, order, axis=1))
+    if got.shape == new.shape and np.array_equal(got, new):
+        idx = order.reshape(order.shape + (1,) * (mask.ndim - 2))
+        out = np.take_along_axis(mask, idx, axis=1)
+        out[np.arange(order.shape[1])[None, :] >= length[:, None]] = 0
+        return out
     raise ValueError("diversity rankings can only be cut, padded, filled or condensed")
 
 
@@ -476,8 +474,8 @@ def judge_diversity(run: Run, qrels: Qrels, policies: Policies = Policies(),
                           np.int8(0)).astype(np.int8)
     out = DiversityJudged(base.run_name, base.topics, base.grades, base.length, base.pool,
                           base.retrieved, policies, mask, subtopics, qidx, sgrade)
-    if policies.judged_only:  # trec_eval -J: keeps judged and pooled-but-unjudged documents
-        out = out.with_grades(*condense(out.grades, keep_pooled=True))
+    if policies.judged_only:  # trec_eval -J: keeps the judged documents (grade >= 0) only
+        out = out.with_grades(*condense(out.grades))
     return out
 
 

@@ -307,15 +307,16 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
         found[negative] = 0 if policies.negative == "nonrel" else UNJUDGED
         packed[topic, within] = found
     if policies.judged_only:
-        # trec_eval -J drops documents outside the qrels but keeps pooled-unjudged ones (-1)
-        packed, lengths = condense(packed, keep_pooled=True)
+        # trec_eval -J keeps the documents with a grade >= 0: form_res_rels drops those
+        # outside the qrels and the pooled-but-unjudged ones (negative grades) alike
+        packed, lengths = condense(packed)
     return Judged(run.name, topics, packed, lengths, pool, retrieved, policies)
 
 
-def condense(packed: np.ndarray, keep_pooled: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Condense each ranking to its judged documents, keeping their order; with `keep_pooled`
-    also to the pooled-but-unjudged ones (what trec_eval -J keeps)."""
-    keep = (packed >= 0) | (packed == UNJUDGED) if keep_pooled else packed >= 0
+def condense(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Condense each ranking to its judged documents (grade >= 0), keeping their order
+    (trec_eval -J; Sakai's condensed lists)."""
+    keep = packed >= 0
     lengths = keep.sum(axis=1).astype(np.int64)
     order = np.argsort(~keep, axis=1, kind="stable")
     out = np.take_along_axis(packed, order, axis=1)

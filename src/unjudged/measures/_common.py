@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from unjudged.data.judged import NONPOOL, PAD, Judged
+from unjudged.data.judged import NONPOOL, PAD, UNJUDGED, Judged
 
 
 def level(judged: Judged, rel: int | None) -> int:
@@ -48,7 +48,7 @@ def take_at(values: np.ndarray, index: np.ndarray) -> np.ndarray:
 def judged_only(judged: Judged) -> Judged:
     """The rankings without the retrieved documents the qrels do not list, order kept
     (trec_eval -J, ir_measures' judged_only=True): pooled-but-unjudged documents (negative
-    grades) stay, as trec_eval keeps them.
+    grades) go too, as trec_eval's form_res_rels drops every document without a grade >= 0.
 
     Example:
         >>> from unjudged.io import read_qrels, read_run
@@ -59,9 +59,9 @@ def judged_only(judged: Judged) -> Judged:
         ([[1, 0]], [2])
     """
     g = judged.grades
-    if not (g == NONPOOL).any():
+    if not ((g == NONPOOL) | (g == UNJUDGED)).any():
         return judged
-    keep = (g != NONPOOL) & (g != PAD)
+    keep = g >= 0
     order = np.argsort(~keep, axis=-1, kind="stable")
     out = np.take_along_axis(g, order, axis=-1)
     lengths = keep.sum(axis=-1).astype(np.int64)

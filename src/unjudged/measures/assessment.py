@@ -11,8 +11,8 @@ Two families, both about which documents carry a judgment ("assessed", the set A
 - performance on the assessed documents only (eq. 5-7 read as condensed lists, Sakai 2007):
   ``AssessedP@d``, ``AssessedR@d`` and ``AssessedAP@d`` look at the top d of the ranking as
   retrieved and then ignore its unassessed documents. They equal trec_eval -M d -J's set_P,
-  set_recall and map (without a cutoff: -J's set_P, set_recall and map) on qrels without
-  negative grades (-J keeps pooled-but-unjudged documents, which are not assessed). AssessedR
+  set_recall and map (without a cutoff: -J's set_P, set_recall and map; both ignore
+  pooled-but-unjudged documents, those with a negative grade). AssessedR
   equals R:
   an unassessed document is never relevant, so ignoring it changes nothing.
 
