@@ -38,6 +38,8 @@ OPTIONS: dict[str, list[str]] = {
     "l2": ["-q", "-l", "2", "-m", "all_trec"],
     "ndcg_cut": ["-q", "-m", "ndcg_cut.5,10"],
     "qrels_prefs": ["-q", "-R", "qrels_prefs", "-m", "all_prefs"],
+    # -c with -l: the summary num_rel counts grades > 0 whatever -l says; -J with it
+    "cJl2": ["-q", "-c", "-J", "-l", "2", "-m", "all_trec"],
 }
 #: qrels in the data with no run to evaluate against them
 NO_RUNS = (

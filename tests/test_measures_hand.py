@@ -104,3 +104,67 @@ def test_trec_eval_judged_only_with_a_negative_grade(tmp_path):
                           "relstring             \t1\t'10'\n"
                           "num_ret               \tall\t2\n"
                           "P_5                   \tall\t0.2000\n")
+
+
+@pytest.mark.parametrize("level,per_topic", [("2", "1 1 0"), ("0", "3 2 1"), ("1", "2 2 1")])
+def test_trec_eval_complete_num_rel_summary_counts_grades_above_0(tmp_path, level, per_topic):
+    """Under -c trec_eval 10.0 sums num_rel over the qrels itself, counting grades > 0 in every
+    qrels topic whatever -l says (m_num_rel.c): 5 here at -l 2, 0 and 1 alike, while the
+    topics' own lines follow -l (outputs of trec_eval 10.0 built from source)."""
+    from click.testing import CliRunner
+
+    from unjudged.cli import main
+
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 1\n1 0 c 0\n2 0 d 1\n2 0 e 2\n3 0 f 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 3 t\n1 Q0 c 2 2 t\n2 Q0 z 1 1 t\n")
+    got = CliRunner().invoke(main, ["trec_eval", "-q", "-c", "-l", level, "-m", "num_rel",
+                                    str(tmp_path / "q"), str(tmp_path / "r")])
+    assert got.exit_code == 0, got.output
+    want = "".join(f"num_rel               \t{t}\t{n}\n"
+                   for t, n in zip("123", per_topic.split(), strict=True))
+    assert got.output == want + "num_rel               \tall\t5\n"
+
+
+def test_trec_eval_says_where_trec_eval_itself_stops(tmp_path):
+    """A topic judged only with negative grades stops trec_eval 10.0 (exit 4, "Can't calculate
+    measure"): the drop-in evaluates it as a topic without relevant documents and says so in
+    one line, only when the topic is evaluated (in the run, or every qrels topic under -c)."""
+    from click.testing import CliRunner
+
+    from unjudged.cli import main
+
+    (tmp_path / "q").write_text("1 0 a -1\n1 0 b -1\n2 0 c 1\n")
+    (tmp_path / "r").write_text("2 Q0 c 1 1 t\n")
+    args = ["trec_eval", "-m", "num_rel", str(tmp_path / "q"), str(tmp_path / "r")]
+    quiet = CliRunner().invoke(main, args)
+    assert (quiet.exit_code, quiet.stdout, quiet.stderr) == (0, "num_rel               \tall\t1\n",
+                                                            "")
+    said = CliRunner().invoke(main, [*args[:1], "-c", *args[1:]])
+    assert said.exit_code == 0 and said.stdout == "num_rel               \tall\t1\n"
+    assert said.stderr.count("\n") == 1
+    assert "1 evaluated topic ('1') has only negative grades" in said.stderr
+
+
+@pytest.mark.parametrize("how", [["-N", "100"], ["-N100"]])
+def test_trec_eval_collection_size_feeds_utility(tmp_path, how):
+    """-N (documents in the collection) enters utility's fourth weight, d * (N + rel_ret - ret
+    - rel): trec_eval 10.0 prints 97, 96 and 96.5 here; both the plain call (no click) and
+    click's command read it."""
+    import subprocess
+    import sys
+
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 1\n1 0 c 0\n2 0 d 1\n2 0 e 2\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 3 t\n1 Q0 c 2 2 t\n2 Q0 z 1 1 t\n")
+    want = "".join(f"utility_1,-1,0,1      \t{t}\t{v}\n"
+                   for t, v in (("1", "97.0000"), ("2", "96.0000"), ("all", "96.5000")))
+    args = ["trec_eval", "-q", *how, "-m", "utility.1,-1,0,1", str(tmp_path / "q"),
+            str(tmp_path / "r")]
+    plain = subprocess.run([sys.executable, "-m", "unjudged", *args], capture_output=True,
+                           text=True)
+    assert (plain.returncode, plain.stdout, plain.stderr) == (0, want, "")
+    from click.testing import CliRunner
+
+    from unjudged.cli import main
+
+    got = CliRunner().invoke(main, args)
+    assert (got.exit_code, got.stdout) == (0, want)

@@ -18,6 +18,7 @@ FLAGS = {"-q": "per_query", "-c": "complete", "-n": "nosummary", "-J": "judged_o
 #: options with a value: parameter, and how the value is read (None: kept as the text)
 VALUES: dict[str, tuple[str, Any]] = {
     "-m": ("measures", None), "-M": ("depth", int), "-l": ("rel_level", int),
+    "-N": ("collection_docs", int),
     "-Z": ("zscores", None),
     "-R": ("rel_format", ("qrels", "prefs", "qrels_prefs", "qrels_jg")),
     "--ties": ("ties", ("trec_eval", "trec_eval9")),
@@ -36,7 +37,7 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
     params: dict[str, Any] = {"per_query": False, "complete": False, "nosummary": False,
                               "judged_only": False, "measures": [], "depth": None,
                               "rel_level": 1, "zscores": None, "rel_format": "qrels",
-                              "ties": "trec_eval"}
+                              "ties": "trec_eval", "collection_docs": 0}
     files: list[str] = []
     args = list(argv)
     seen: set[str] = set()
@@ -65,7 +66,8 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
             seen.add(key)
         if kind is int:
             number = _integer(value)
-            if number is None or (key == "depth" and number > LARGEST):
+            if number is None or (key == "depth" and number > LARGEST) or (
+                    key == "collection_docs" and not 0 <= number <= 2**62):
                 return None
             params[key] = number
         elif isinstance(kind, tuple) and value not in kind:
@@ -88,7 +90,7 @@ def _integer(text: str) -> int | None:
 
 
 def trec_eval(qrels, run, per_query, complete, nosummary, measures, depth, rel_level,
-              judged_only, zscores, rel_format, ties) -> None:
+              judged_only, zscores, rel_format, ties, collection_docs=0) -> None:
     """The work of `unjudged trec_eval` (click's command and the parse above call it)."""
     from unjudged.cli._process import lean_arrow
     from unjudged.io.atomic import write_file
@@ -112,7 +114,8 @@ def trec_eval(qrels, run, per_query, complete, nosummary, measures, depth, rel_l
         return
     q = read_qrels(qrels)
     text = run_trec_eval(read_run(run, ties=ties, qrels=q), q, list(measures), pol,
-                         per_query=per_query, summary=not nosummary, zscores=z)
+                         per_query=per_query, summary=not nosummary, zscores=z,
+                         collection_docs=collection_docs)
     write_file("-", text)
 
 

@@ -23,6 +23,9 @@ from unjudged.cli._checks import below_2_63
               help="Max documents per query.")
 @click.option("-l", "rel_level", type=int, default=1, help="Relevance level (default 1).")
 @click.option("-J", "judged_only", is_flag=True, help="Judged documents only.")
+@click.option("-N", "collection_docs", type=click.IntRange(0, 2**62), default=0,
+              help="Documents in the collection (utility's 4th weight counts the non-relevant "
+              "ones not retrieved; default 0, as trec_eval's).")
 @click.option("-Z", "zscores", default=None, help="z-score file: qid measure mean stddev.")
 @click.option("-R", "rel_format", type=click.Choice(["qrels", "prefs", "qrels_prefs", "qrels_jg"]),
               default="qrels", show_default=True, help="Format of QRELS: preferences "
@@ -33,10 +36,10 @@ from unjudged.cli._checks import below_2_63
               "or as C floats (trec_eval 9: scores equal to 7 digits tie and go by docno, as "
               "in the 2020 TREC-COVID leaderboards and pytrec_eval).")
 def trec_eval_cmd(qrels, run, per_query, complete, nosummary, measures, depth, rel_level,
-                  judged_only, zscores, rel_format, ties) -> None:
+                  judged_only, collection_docs, zscores, rel_format, ties) -> None:
     """Drop-in replacement for trec_eval 10.0: byte-identical output (--ties trec_eval9 for
     trec_eval 9's rankings)."""
     from unjudged.cli._fast import trec_eval
 
     trec_eval(qrels, run, per_query, complete, nosummary, measures, depth, rel_level,
-              judged_only, zscores, rel_format, ties)
+              judged_only, zscores, rel_format, ties, collection_docs)

@@ -149,13 +149,23 @@ def check_format(outputs: list[tuple[Family, str, Output]], fmt: str) -> None:
 
 def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
                   per_query: bool = False, summary: bool = True,
-                  zscores: dict[tuple[str, str], tuple[float, float]] | None = None) -> str:
-    """Evaluate one run and return trec_eval's output text."""
+                  zscores: dict[tuple[str, str], tuple[float, float]] | None = None,
+                  collection_docs: int = 0) -> str:
+    """Evaluate one run and return trec_eval's output text (`collection_docs`: -N, the
+    collection's size, which only utility's fourth weight reads)."""
     outputs = _outputs(parse_requests(specs))
+    if collection_docs:
+        from unjudged.measures import parse_measure
+
+        outputs = [(fam, name, parse_measure(f"Utility(weights='{what.kwargs()['weights']}', "
+                                             f"docs={collection_docs})")
+                    if isinstance(what, Measure) and fam.name == "utility" else what)
+                   for fam, name, what in outputs]
     check_format(outputs, "qrels")
     j = judge(run, qrels, policies)
     if not j.topics:
         raise UnjudgedError(f"{run.source}: no topic of the run is in the qrels")
+    _note_unjudged_topics(qrels, j.topics)
     values: dict[str, np.ndarray] = {}
     strings: dict[str, list[str]] = {}
     for fam, name, what in outputs:
@@ -165,13 +175,45 @@ def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
             continue
         values[name] = IN_ORDER[fam.name](j, what) if fam.name in IN_ORDER else what.compute(j)
     zero_over_zero(outputs, values, j)
-    return render(outputs, run.name, j.topics, values, strings, per_query, summary, zscores)
+    totals = {}
+    if policies.complete:
+        # under -c trec_eval's summary num_rel goes back to the qrels: every judgment graded
+        # above 0 in every qrels topic, whatever -l says (m_num_rel.c, te_calc_avg_num_rel)
+        totals = {name: float((qrels.key_grades > 0).sum()) for fam, name, _w in outputs
+                  if fam.name == "num_rel"}
+    return render(outputs, run.name, j.topics, values, strings, per_query, summary, zscores,
+                  totals)
+
+
+def _note_unjudged_topics(qrels: Qrels, topics: list[str]) -> None:
+    """Say where trec_eval itself would stop: a topic whose judgments are all negative (pooled,
+    none judged) leaves form_res_rels no grade to count, and trec_eval 10.0 exits 4 with
+    "Can't calculate measure"; here it is a topic without relevant documents."""
+    from unjudged.errors import note
+
+    sizes = np.diff(qrels.topic_offsets)
+    top = np.full(len(sizes), -1, dtype=np.int64)  # each qrels topic's highest grade
+    if sizes.any():
+        top[sizes > 0] = np.maximum.reduceat(qrels.key_grades,
+                                             qrels.topic_offsets[:-1][sizes > 0])
+    codes = qrels.topic_codes(topics)
+    codes = codes[codes >= 0]
+    bad = [qrels.topics[c] for c in codes[(sizes[codes] > 0) & (top[codes] < 0)]]
+    if bad:
+        shown = ", ".join(repr(t) for t in bad[:5]) + (f" and {len(bad) - 5} more"
+                                                      if len(bad) > 5 else "")
+        note(f"{len(bad)} evaluated topic{'s' if len(bad) > 1 else ''} ({shown}) ha"
+             f"{'ve' if len(bad) > 1 else 's'} only negative grades (pooled, none judged): "
+             "trec_eval 10.0 stops there (exit 4, \"Can't calculate measure\"); here such a "
+             "topic has no relevant document")
 
 
 def render(outputs: list[tuple[Family, str, Output]], run_name: str, topics: list[str],
            values: dict[str, np.ndarray], strings: dict[str, list[str]], per_query: bool,
-           summary: bool, zscores: dict[tuple[str, str], tuple[float, float]] | None) -> str:
-    """trec_eval's text: per-topic lines (with -q), then the 'all' block."""
+           summary: bool, zscores: dict[tuple[str, str], tuple[float, float]] | None,
+           totals: dict[str, float] | None = None) -> str:
+    """trec_eval's text: per-topic lines (with -q), then the 'all' block (`totals` in place
+    of a measure's aggregate where trec_eval computes its summary apart)."""
     z = "Z" if zscores is not None else ""
     if zscores is not None:
         for name, v in values.items():
@@ -201,8 +243,10 @@ def render(outputs: list[tuple[Family, str, Output]], run_name: str, topics: lis
             elif name in values and not isinstance(what, tuple):  # (values come from Measures)
                 how = what.spec.aggregate
                 kind = "float" if z else fam.value
-                text.append(_line(name, "all", _fmt(_order.aggregate(values[name], how), kind),
-                                  z))
+                value = (totals or {}).get(name)
+                if value is None:
+                    value = _order.aggregate(values[name], how)
+                text.append(_line(name, "all", _fmt(value, kind), z))
     return "".join(text)
 
 
