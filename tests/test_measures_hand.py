@@ -168,3 +168,20 @@ def test_trec_eval_collection_size_feeds_utility(tmp_path, how):
 
     got = CliRunner().invoke(main, args)
     assert (got.exit_code, got.stdout) == (0, want)
+
+
+@pytest.mark.parametrize("how", [["-l", "0", "-m", "Rndcg"], ["-m", "Rndcg.1=0,2=0"]])
+def test_trec_eval_rndcg_without_a_positive_gain_is_nan(tmp_path, how):
+    """Rndcg averages nDCG over the ranks where the ideal gain drops; a topic with relevant
+    documents (num_rel > 0) but no positive gain has no such rank, and trec_eval 10.0 prints
+    0/0 as -nan (its outputs here, built from source)."""
+    from click.testing import CliRunner
+
+    from unjudged.cli import main
+
+    (tmp_path / "q").write_text("1 0 a 0\n1 0 b 0\n" if how[0] == "-l" else "1 0 a 2\n1 0 b 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 3 t\n1 Q0 z 2 2 t\n")
+    got = CliRunner().invoke(main, ["trec_eval", "-q", *how, str(tmp_path / "q"),
+                                    str(tmp_path / "r")])
+    name = how[-1].replace(".", "_", 1)
+    assert (got.exit_code, got.stdout) == (0, f"{name:<22}\t1\t  -nan\n{name:<22}\tall\t  -nan\n")

@@ -150,6 +150,12 @@ def _aligned(j, dcg, gains):
     return got, ideal_gains(j, width, dcg, gains)
 
 
+def positive_ideal(j, dcg="log2", gains=None) -> np.ndarray:
+    """How many judged documents of each topic have a positive gain (the ideal ranking's
+    positive entries)."""
+    return (ideal_gains(j, None, dcg, gains) > 0).sum(axis=-1)
+
+
 def ndcg_rel(j, dcg="log2", gains=None):
     """nDCG averaged over the ranks of the relevant documents (trec_eval ndcg_rel): each
     retrieved positive-gain document contributes nDCG at its rank (ideal capped at the number of

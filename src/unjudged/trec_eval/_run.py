@@ -107,13 +107,22 @@ def zero_over_zero(outputs: list[tuple[Family, str, Output]], values: dict[str, 
     precision num_rel_ret / num_ret, and with no document left (-J drops every retrieved one,
     and with -c also the one stand-in document of a topic the run lacks) that is 0/0. It
     reaches each recall level whose document count lround(level * num_rel) is 0, and through
-    the sum 11pt_avg as soon as one of its levels does; trec_eval prints it as -nan."""
+    the sum 11pt_avg as soon as one of its levels does; trec_eval prints it as -nan. Rndcg
+    averages nDCG over the ranks where the ideal gain drops, and a topic with relevant
+    documents but no positive gain (-l 0 with only grade-0 judgments, or gains of 0) has none:
+    0/0 as well."""
+    from unjudged.measures.dcg import positive_ideal
+
     empty = (j.length == 0) & (j.retrieved | j.policies.judged_only)
-    if not empty.any():
-        return
     num_rel = j.pool.num_rel(j.policies.rel_level).astype(np.float64)
     for fam, name, what in outputs:
-        if fam.name == "iprec_at_recall" and not isinstance(what, tuple):
+        if fam.name == "Rndcg" and not isinstance(what, tuple):
+            kw = what.kwargs()
+            hit = (num_rel > 0) & (positive_ideal(j, kw.get("dcg", "log2"),
+                                                  kw.get("gains")) == 0)
+        elif not empty.any():
+            continue
+        elif fam.name == "iprec_at_recall" and not isinstance(what, tuple):
             level = float(dict(what.params)["recall"])
             hit = empty & (_lround(level * num_rel) == 0)
         elif fam.name == "11pt_avg" and not isinstance(what, tuple):
