@@ -127,8 +127,10 @@ def test_trec_eval_complete_num_rel_summary_counts_grades_above_0(tmp_path, leve
 
 def test_trec_eval_says_where_trec_eval_itself_stops(tmp_path):
     """A topic judged only with negative grades stops trec_eval 10.0 (exit 4, "Can't calculate
-    measure"): the drop-in evaluates it as a topic without relevant documents and says so in
-    one line, only when the topic is evaluated (in the run, or every qrels topic under -c)."""
+    measure") when it is the first topic evaluated (strcmp order); the drop-in evaluates it as
+    a topic without relevant documents and says so in one line, only then: not when the topic
+    is not evaluated (absent from the run, without -c), nor when another topic comes first
+    (trec_eval then prints the same values, checked against trec_eval 10.0)."""
     from click.testing import CliRunner
 
     from unjudged.cli import main
@@ -142,7 +144,15 @@ def test_trec_eval_says_where_trec_eval_itself_stops(tmp_path):
     said = CliRunner().invoke(main, [*args[:1], "-c", *args[1:]])
     assert said.exit_code == 0 and said.stdout == "num_rel               \tall\t1\n"
     assert said.stderr.count("\n") == 1
-    assert "1 evaluated topic ('1') has only negative grades" in said.stderr
+    assert "topic '1', the first that trec_eval evaluates, has only negative grades" in \
+        said.stderr
+    (tmp_path / "q").write_text("2 0 a -1\n1 0 c 0\n")  # '1' comes first: no stop, no note
+    (tmp_path / "r").write_text("2 Q0 a 1 1 t\n1 Q0 c 1 1 t\n")
+    later = CliRunner().invoke(main, ["trec_eval", "-q", "-m", "num_rel", str(tmp_path / "q"),
+                                      str(tmp_path / "r")])
+    assert (later.exit_code, later.stderr) == (0, "")
+    assert later.stdout == ("num_rel               \t1\t0\nnum_rel               \t2\t0\n"
+                            "num_rel               \tall\t0\n")
 
 
 @pytest.mark.parametrize("how", [["-N", "100"], ["-N100"]])
@@ -185,3 +195,23 @@ def test_trec_eval_rndcg_without_a_positive_gain_is_nan(tmp_path, how):
                                     str(tmp_path / "r")])
     name = how[-1].replace(".", "_", 1)
     assert (got.exit_code, got.stdout) == (0, f"{name:<22}\t1\t  -nan\n{name:<22}\tall\t  -nan\n")
+
+
+def test_trec_eval_rbp_resid_in_trec_evals_arithmetic(tmp_path):
+    """rbp_resid's mean here is 0.96355 up to the last bits: trec_eval 10.0 (its powers of p by
+    repeated products, its sum left to right) prints 0.9636, where numpy's powers and pairwise
+    sum printed 0.9635 (a case of benchmarks/trec_eval10_fuzz.py)."""
+    from click.testing import CliRunner
+
+    from unjudged.cli import main
+
+    (tmp_path / "q").write_text("101 x d12 0\n2 0 d27 -1\n")
+    lines = ["101 Q0 d5 1 8 t", "101 Q0 d23 0 3.1394 t", "101 Q0 d8 4 0.1 t", "101 Q0 d12 0 0 t"]
+    lines += [f"2 Q0 {d} 0 {s} t" for d, s in (
+        ("d2", "4.0771701"), ("d9", "7.6933202"), ("d19", "8.5"), ("d14", "2"), ("d21", "5.160001"),
+        ("d25", "2.9415"), ("d28", "4.2074"), ("d0", "0.5"), ("D1", "2"), ("d222", "1.25"),
+        ("d30", "3.5718722"))]
+    (tmp_path / "r").write_text("\n".join(lines) + "\n")
+    got = CliRunner().invoke(main, ["trec_eval", "-m", "rbp_resid", str(tmp_path / "q"),
+                                    str(tmp_path / "r")])
+    assert (got.exit_code, got.stdout) == (0, "rbp_resid             \tall\t0.9636\n")

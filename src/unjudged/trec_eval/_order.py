@@ -51,6 +51,20 @@ def bpref(j: Judged) -> np.ndarray:
     return _per_rel(in_order(np.where(is_rel, 1.0 - penalty, 0.0)), nrel)
 
 
+def rbp_resid(j: Judged, p: float) -> np.ndarray:
+    """m_rbp_resid.c: cur_p multiplied by p rank after rank, the unjudged ranks' cur_p added
+    in order, then cur_p + (1 - p) * sum (numpy's powers and pairwise sum printed 0.9635 where
+    trec_eval prints 0.9636: the differential fuzz, benchmarks/trec_eval10_fuzz.py)."""
+    from unjudged.data.judged import NONPOOL, UNJUDGED
+
+    g = j.grades
+    unj = (g == NONPOOL) | (g == UNJUDGED)
+    depth = g.shape[-1]
+    powers = np.cumprod(np.concatenate([[1.0], np.full(depth, p)]))  # p^0 .. p^depth, in turn
+    total = in_order(np.where(unj, powers[:depth], 0.0))
+    return np.where(unj.any(axis=-1), powers[j.length] + (1 - p) * total, 0.0)
+
+
 def eleven_point(j: Judged, levels: str | None) -> np.ndarray:
     """m_11pt_avg.c: the interpolated precision of each recall level, added from the last level
     to the first (its loop walks the cutoffs downwards), over the number of levels (numpy's

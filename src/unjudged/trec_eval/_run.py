@@ -142,6 +142,7 @@ IN_ORDER: dict[str, Callable[[Judged, Measure], np.ndarray]] = {
     "bpref": lambda j, m: _order.bpref(j),
     "gm_bpref": lambda j, m: _order.bpref(j),
     "11pt_avg": lambda j, m: _order.eleven_point(j, dict(m.params).get("levels")),
+    "rbp_resid": lambda j, m: _order.rbp_resid(j, float(dict(m.params).get("p", 0.9))),
 }
 
 
@@ -195,26 +196,22 @@ def run_trec_eval(run: Run, qrels: Qrels, specs: list[str], policies: Policies,
 
 
 def _note_unjudged_topics(qrels: Qrels, topics: list[str]) -> None:
-    """Say where trec_eval itself would stop: a topic whose judgments are all negative (pooled,
-    none judged) leaves form_res_rels no grade to count, and trec_eval 10.0 exits 4 with
-    "Can't calculate measure"; here it is a topic without relevant documents."""
+    """Say where trec_eval itself stops. It evaluates the topics in strcmp order, and
+    form_res_rels sizes its per-grade counts by the topic's highest grade + 1: for a first topic
+    whose judgments are all negative (pooled, none judged) that is 0 entries, which its
+    allocator answers with no memory, and trec_eval 10.0 exits 4 ("Can't calculate measure").
+    Later such topics reuse the first one's memory and count no relevant document, as here."""
     from unjudged.errors import note
 
-    sizes = np.diff(qrels.topic_offsets)
-    top = np.full(len(sizes), -1, dtype=np.int64)  # each qrels topic's highest grade
-    if sizes.any():
-        top[sizes > 0] = np.maximum.reduceat(qrels.key_grades,
-                                             qrels.topic_offsets[:-1][sizes > 0])
-    codes = qrels.topic_codes(topics)
-    codes = codes[codes >= 0]
-    bad = [qrels.topics[c] for c in codes[(sizes[codes] > 0) & (top[codes] < 0)]]
-    if bad:
-        shown = ", ".join(repr(t) for t in bad[:5]) + (f" and {len(bad) - 5} more"
-                                                      if len(bad) > 5 else "")
-        note(f"{len(bad)} evaluated topic{'s' if len(bad) > 1 else ''} ({shown}) ha"
-             f"{'ve' if len(bad) > 1 else 's'} only negative grades (pooled, none judged): "
-             "trec_eval 10.0 stops there (exit 4, \"Can't calculate measure\"); here such a "
-             "topic has no relevant document")
+    first = min(topics, key=lambda t: t.encode("utf-8"))
+    code = int(qrels.topic_codes([first])[0])
+    if code < 0:
+        return
+    grades = qrels.key_grades[qrels.topic_offsets[code]:qrels.topic_offsets[code + 1]]
+    if grades.size and grades.max() < 0:
+        note(f"topic {first!r}, the first that trec_eval evaluates, has only negative grades "
+             "(pooled, none judged): trec_eval 10.0 stops on it (exit 4, \"Can't calculate "
+             "measure\"); here it is a topic without relevant documents")
 
 
 def render(outputs: list[tuple[Family, str, Output]], run_name: str, topics: list[str],
