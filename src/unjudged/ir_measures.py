@@ -18,7 +18,9 @@ iterables of `Qrel` / `ScoredDoc`). Topics follow ir_measures: every query of th
 a query the run leaves out scoring the measure's DEFAULT (0); and so do negative grades: a
 judgment (non-relevant), not unjudged as `unjudged eval` reads them by default (the
 provider's `policies`, `Policies(negative="nonrel")`; `UnjudgedProvider(policies)` for
-others).
+others). Two exceptions follow trec_eval whatever the policies: infAP reads a negative grade
+as pooled but unjudged, and a measure with judged_only=True drops such a document (as -J and
+pytrec_eval do).
 
 The estimates under incomplete judgments (docs/unjudged-documents.md) as measures:
 
@@ -389,7 +391,9 @@ class UnjudgedEvaluator(ir_measures.providers.Evaluator):
         by_policy: dict[Any, list[tuple[Any, Any]]] = {}
         for m, u in self.plain:
             pol = self.policies
-            if u.spec.name in _POOLED_NEGATIVE:
+            if u.spec.name in _POOLED_NEGATIVE or u.kwargs().get("judged_only"):
+                # judged_only drops a negatively graded document, as trec_eval -J does (and
+                # pytrec_eval, whose qrels leave negative grades out): not a judgment there
                 pol = pol.but(negative="unjudged")
             by_policy.setdefault(pol, []).append((m, u))
         for pol, pairs in by_policy.items():
