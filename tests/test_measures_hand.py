@@ -215,3 +215,27 @@ def test_trec_eval_rbp_resid_in_trec_evals_arithmetic(tmp_path):
     got = CliRunner().invoke(main, ["trec_eval", "-m", "rbp_resid", str(tmp_path / "q"),
                                     str(tmp_path / "r")])
     assert (got.exit_code, got.stdout) == (0, "rbp_resid             \tall\t0.9636\n")
+
+
+def test_trec_eval_version_results_format_and_debug_options(tmp_path):
+    """trec_eval's -v (its version line on standard error, exit 0), -T trec_results (its only
+    results format) and -D 0 (no debug output) are accepted; another format or a debug level
+    is refused in one line, exit 2."""
+    from click.testing import CliRunner
+
+    from unjudged.cli import main
+
+    said = CliRunner().invoke(main, ["trec_eval", "-v"])
+    assert said.exit_code == 0 and said.stdout == ""
+    assert said.stderr.startswith("trec_eval version 10.0 (unjudged ")
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 2 t\n1 Q0 a 2 1 t\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    plain = CliRunner().invoke(main, ["trec_eval", "-m", "map", *files])
+    same = CliRunner().invoke(main, ["trec_eval", "-m", "map", "-T", "trec_results", "-D", "0",
+                                     *files])
+    assert (same.exit_code, same.stdout) == (0, plain.stdout) == (0, "map                   "
+                                                                  "\tall\t0.5000\n")
+    for bad in (["-D", "1"], ["-T", "qrels"]):
+        got = CliRunner().invoke(main, ["trec_eval", *bad, "-m", "map", *files])
+        assert got.exit_code == 2 and "Invalid value for" in got.stderr

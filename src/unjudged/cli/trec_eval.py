@@ -11,6 +11,24 @@ from unjudged.cli._base import main
 from unjudged.cli._checks import below_2_63
 
 
+def _say_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """-v: trec_eval's line on standard error (scripts read the version from it), naming the
+    drop-in too; exit 0 before the files are asked for, as trec_eval does."""
+    if not value or ctx.resilient_parsing:
+        return
+    from unjudged import __version__
+
+    click.echo(f"trec_eval version 10.0 (unjudged {__version__}, a drop-in)", err=True)
+    ctx.exit(0)
+
+
+def _debug_level(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    if value != 0:
+        raise click.BadParameter("trec_eval's debug printing is not reproduced; only -D 0 "
+                                 "(no debug output, the default) is accepted")
+    return value
+
+
 @main.command("trec_eval", context_settings={"ignore_unknown_options": False})
 @click.argument("qrels")
 @click.argument("run")
@@ -23,6 +41,12 @@ from unjudged.cli._checks import below_2_63
               help="Max documents per query.")
 @click.option("-l", "rel_level", type=int, default=1, help="Relevance level (default 1).")
 @click.option("-J", "judged_only", is_flag=True, help="Judged documents only.")
+@click.option("-v", "version", is_flag=True, is_eager=True, expose_value=False,
+              callback=_say_version, help="Print trec_eval's version line and exit.")
+@click.option("-T", "results_format", type=click.Choice(["trec_results"]), default="trec_results",
+              help="Format of RUN: trec_results, trec_eval's only one.")
+@click.option("-D", "debug_level", type=int, default=0, callback=_debug_level,
+              help="Debug level: 0 only (trec_eval's debug printing is not reproduced).")
 @click.option("-N", "collection_docs", type=click.IntRange(0, 2**62), default=0,
               help="Documents in the collection (utility's 4th weight counts the non-relevant "
               "ones not retrieved; default 0, as trec_eval's).")
@@ -36,7 +60,8 @@ from unjudged.cli._checks import below_2_63
               "or as C floats (trec_eval 9: scores equal to 7 digits tie and go by docno, as "
               "in the 2020 TREC-COVID leaderboards and pytrec_eval).")
 def trec_eval_cmd(qrels, run, per_query, complete, nosummary, measures, depth, rel_level,
-                  judged_only, collection_docs, zscores, rel_format, ties) -> None:
+                  judged_only, results_format, debug_level, collection_docs, zscores,
+                  rel_format, ties) -> None:
     """Drop-in replacement for trec_eval 10.0: byte-identical output (--ties trec_eval9 for
     trec_eval 9's rankings)."""
     from unjudged.cli._fast import trec_eval
