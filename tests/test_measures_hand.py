@@ -239,3 +239,26 @@ def test_trec_eval_version_results_format_and_debug_options(tmp_path):
     for bad in (["-D", "1"], ["-T", "qrels"]):
         got = CliRunner().invoke(main, ["trec_eval", *bad, "-m", "map", *files])
         assert got.exit_code == 2 and "Invalid value for" in got.stderr
+
+
+def test_trec_eval_long_option_names(tmp_path):
+    """trec_eval 10.0's getopt_long names (--query_eval_wanted, --measure, --level_for_rel,
+    --Judged_docs_only, --Max_retrieved_per_topic, --Number_docs_in_coll, --Rel_info_format,
+    --complete_rel_info_wanted, --nosummary, --Zscore, ...) give the short options' output."""
+    from click.testing import CliRunner
+
+    from unjudged.cli import main
+
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 1\n1 0 c 0\n2 0 d 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 3 t\n1 Q0 c 2 2 t\n2 Q0 z 1 1 t\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    short = CliRunner().invoke(main, ["trec_eval", "-q", "-c", "-m", "all_trec", "-l", "2", "-J",
+                                      "-M", "5", "-N", "9", "-R", "qrels", *files])
+    long = CliRunner().invoke(main, [
+        "trec_eval", "--query_eval_wanted", "--complete_rel_info_wanted", "--measure=all_trec",
+        "--level_for_rel", "2", "--Judged_docs_only", "--Max_retrieved_per_topic", "5",
+        "--Number_docs_in_coll", "9", "--Rel_info_format", "qrels", *files])
+    assert short.exit_code == long.exit_code == 0 and short.stdout == long.stdout
+    assert "num_rel               \tall\t3\n" in long.stdout  # -c: grades > 0 whatever -l
+    quiet = CliRunner().invoke(main, ["trec_eval", "--nosummary", "-m", "map", *files])
+    assert (quiet.exit_code, quiet.stdout) == (0, "")

@@ -32,26 +32,36 @@ def _debug_level(ctx: click.Context, param: click.Parameter, value: int) -> int:
 @main.command("trec_eval", context_settings={"ignore_unknown_options": False})
 @click.argument("qrels")
 @click.argument("run")
-@click.option("-q", "per_query", is_flag=True, help="Print per-query values too.")
-@click.option("-c", "complete", is_flag=True, help="Average over all qrels queries.")
-@click.option("-n", "nosummary", is_flag=True, help="No summary ('all') lines.")
-@click.option("-m", "measures", multiple=True, help="Measure or set (official, all_trec, set), "
+@click.option("-q", "--query_eval_wanted", "per_query",
+              is_flag=True, help="Print per-query values too.")
+@click.option("-c", "--complete_rel_info_wanted", "complete",
+              is_flag=True, help="Average over all qrels queries.")
+@click.option("-n", "--nosummary", "nosummary", is_flag=True, help="No summary ('all') lines.")
+@click.option("-m", "--measure", "measures",
+              multiple=True, help="Measure or set (official, all_trec, set), "
               "with trec_eval parameters: -m P.5,10  -mndcg.1=3,2=9.")
-@click.option("-M", "depth", type=int, default=None, callback=below_2_63,
+@click.option("-M", "--Max_retrieved_per_topic", "depth",
+              type=int, default=None, callback=below_2_63,
               help="Max documents per query.")
-@click.option("-l", "rel_level", type=int, default=1, help="Relevance level (default 1).")
-@click.option("-J", "judged_only", is_flag=True, help="Judged documents only.")
-@click.option("-v", "version", is_flag=True, is_eager=True, expose_value=False,
+@click.option("-l", "--level_for_rel", "rel_level",
+              type=int, default=1, help="Relevance level (default 1).")
+@click.option("-J", "--Judged_docs_only", "judged_only",
+              is_flag=True, help="Judged documents only.")
+@click.option("-v", "--version", "version", is_flag=True, is_eager=True, expose_value=False,
               callback=_say_version, help="Print trec_eval's version line and exit.")
-@click.option("-T", "results_format", type=click.Choice(["trec_results"]), default="trec_results",
+@click.option("-T", "--Results_format", "results_format",
+              type=click.Choice(["trec_results"]), default="trec_results",
               help="Format of RUN: trec_results, trec_eval's only one.")
-@click.option("-D", "debug_level", type=int, default=0, callback=_debug_level,
+@click.option("-D", "--Debug_level", "debug_level", type=int, default=0, callback=_debug_level,
               help="Debug level: 0 only (trec_eval's debug printing is not reproduced).")
-@click.option("-N", "collection_docs", type=click.IntRange(0, 2**62), default=0,
+@click.option("-N", "--Number_docs_in_coll", "collection_docs",
+              type=click.IntRange(0, 2**62), default=0,
               help="Documents in the collection (utility's 4th weight counts the non-relevant "
               "ones not retrieved; default 0, as trec_eval's).")
-@click.option("-Z", "zscores", default=None, help="z-score file: qid measure mean stddev.")
-@click.option("-R", "rel_format", type=click.Choice(["qrels", "prefs", "qrels_prefs", "qrels_jg"]),
+@click.option("-Z", "--Zscore", "zscores",
+              default=None, help="z-score file: qid measure mean stddev.")
+@click.option("-R", "--Rel_info_format", "rel_format",
+              type=click.Choice(["qrels", "prefs", "qrels_prefs", "qrels_jg"]),
               default="qrels", show_default=True, help="Format of QRELS: preferences "
               "(qid jg jsg docno level; -m all_prefs), a qrels read as preferences, or a qrels "
               "whose iter column names judgment groups (-m qrels_jg).")
