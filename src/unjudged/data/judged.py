@@ -314,13 +314,13 @@ def judge(run: Run, qrels: Qrels, policies: Policies = Policies(),
 
 
 def condense(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Condense each ranking to its judged documents (grade >= 0), keeping their order
-    (trec_eval -J; Sakai's condensed lists)."""
+    """Condense each ranking (the last axis) to its judged documents (grade >= 0), keeping
+    their order (trec_eval -J; Sakai's condensed lists)."""
     keep = packed >= 0
-    lengths = keep.sum(axis=1).astype(np.int64)
-    order = np.argsort(~keep, axis=1, kind="stable")
-    out = np.take_along_axis(packed, order, axis=1)
+    lengths = keep.sum(axis=-1).astype(np.int64)
+    order = np.argsort(~keep, axis=-1, kind="stable")
+    out = np.take_along_axis(packed, order, axis=-1)
     depth = max(int(lengths.max(initial=0)), 1)
-    out = np.ascontiguousarray(out[:, :depth])
-    out[np.arange(depth) >= lengths[:, None]] = PAD
+    out = np.ascontiguousarray(out[..., :depth])
+    out[np.arange(depth) >= lengths[..., None]] = PAD
     return out, lengths

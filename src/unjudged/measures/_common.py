@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from unjudged.data.judged import NONPOOL, PAD, UNJUDGED, Judged
+from unjudged.data.judged import NONPOOL, UNJUDGED, Judged, condense
 
 
 def level(judged: Judged, rel: int | None) -> int:
@@ -61,11 +61,4 @@ def judged_only(judged: Judged) -> Judged:
     g = judged.grades
     if not ((g == NONPOOL) | (g == UNJUDGED)).any():
         return judged
-    keep = g >= 0
-    order = np.argsort(~keep, axis=-1, kind="stable")
-    out = np.take_along_axis(g, order, axis=-1)
-    lengths = keep.sum(axis=-1).astype(np.int64)
-    depth = max(int(lengths.max(initial=0)), 1)
-    out = np.ascontiguousarray(out[..., :depth])
-    out[np.arange(depth) >= lengths[..., None]] = PAD
-    return judged.with_grades(out, lengths)
+    return judged.with_grades(*condense(g))

@@ -205,9 +205,7 @@ def _note_unjudged_topics(qrels: Qrels, topics: list[str]) -> None:
 
     first = min(topics, key=lambda t: t.encode("utf-8"))
     code = int(qrels.topic_codes([first])[0])
-    if code < 0:
-        return
-    grades = qrels.key_grades[qrels.topic_offsets[code]:qrels.topic_offsets[code + 1]]
+    grades = qrels.topic_grades(code) if code >= 0 else qrels.key_grades[:0]
     if grades.size and grades.max() < 0:
         note(f"topic {first!r}, the first that trec_eval evaluates, has only negative grades "
              "(pooled, none judged): trec_eval 10.0 stops on it (exit 4, \"Can't calculate "
