@@ -160,6 +160,44 @@ def test_scores_compared_in_double_then_docno_descending():
     assert read_run(close, ties="trec_eval").docno.to_pylist() == ["a", "b"]
 
 
+def test_windows_infinity_scores_rank_first_as_in_perl():
+    # Perl reads "1.#INF" (the Windows C library's infinity) as +Inf, so c (grade 0) leads;
+    # read as the number 1 it came after a, and infAP was 0.8333. The TREC copy's output, -q.
+    q = b"1 0 a 1 1\n1 0 b 1 1\n1 0 c 1 0\n"
+    run = b"1 Q0 c 1 1.#INF x\n1 Q0 a 2 2 x\n1 Q0 b 3 0.5 x\n"
+    assert ranking({"c": "1.#INF", "a": "2", "b": "0.5"}) == ["c", "a", "b"]
+    perl = [
+        "infAP\t\t1\t\t0.5833",
+        "infNDCG\t\t1\t\t0.6934",
+        "iP10\t\t1\t\t0.2000",
+        "iP50\t\t1\t\t0.0400",
+        "iP1000\t\t1\t\t0.0020",
+        "inum_rel_ret\t1\t        2.0000",
+        "inum_rel\t1\t        2.0000",
+        "num_ret\t\t1\t        3",
+        "infAP\t\tall\t\t0.5833",
+        "infNDCG\t\tall\t\t0.6934",
+        "iprec@rec0.00\tall\t\t0.6667",
+        "iprec@rec0.10\tall\t\t0.6667",
+        "iprec@rec0.20\tall\t\t0.6667",
+        "iprec@rec0.30\tall\t\t0.6667",
+        "iprec@rec0.40\tall\t\t0.6667",
+        "iprec@rec0.50\tall\t\t0.6667",
+        "iprec@rec0.60\tall\t\t0.6667",
+        "iprec@rec0.70\tall\t\t0.6667",
+        "iprec@rec0.80\tall\t\t0.6667",
+        "iprec@rec0.90\tall\t\t0.6667",
+        "iprec@rec1.00\tall\t\t0.0000",
+        "iP10\t\tall\t\t0.2000",
+        "iP50\t\tall\t\t0.0400",
+        "iP1000\t\tall\t\t0.0020",
+        "inum_rel_ret\tall\t        2.0000",
+        "inum_rel\tall\t        2.0000",
+        "num_ret\t\tall\t        3",
+    ]
+    assert sample_eval_text(q, run, per_topic=True) == "\n".join(perl) + "\n"
+
+
 def test_no_common_topic_is_an_error():
     with pytest.raises(IncompatibleInputsError, match="no topic of the run"):
         sample_eval_text(b"1 0 a 1 1\n", b"9 Q0 a 1 1 r\n")

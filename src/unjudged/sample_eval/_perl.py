@@ -8,11 +8,14 @@ what the program prints.
 
 from __future__ import annotations
 
+import math
 import re
 
 _SPACE = re.compile(rb"[ \t\n\r\f\v]+")
 _NUMBER = re.compile(r"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?))")
-_SPECIAL = re.compile(r"\s*([+-]?)(inf(?:inity)?|nan)", re.IGNORECASE)
+# Perl's infinities and NaNs: "inf", "nan", "snan", "qnan" with anything after, and the
+# Windows C library's "1.#INF", "1.#IND", "1.#QNAN" (old runs written on Windows print these)
+_SPECIAL = re.compile(r"\s*([+-]?)(1\.?#)?(inf|ind|[sq]?nan)", re.IGNORECASE)
 
 
 def fields(data: bytes) -> list[str]:
@@ -48,13 +51,15 @@ def number(text: str) -> float:
 
     >>> number("2"), number("0.5e1x"), number("abc"), number(" -3")
     (2.0, 5.0, 0.0, -3.0)
+    >>> number("-Infinity"), number("1.#INF"), number("1.#IND"), number("qnan"), number("ind")
+    (-inf, inf, nan, nan, 0.0)
     """
+    special = _SPECIAL.match(text)
+    if special and (special.group(2) or special.group(3).lower() != "ind"):
+        return float(special.group(1) + "inf") if special.group(3).lower() == "inf" else math.nan
     match = _NUMBER.match(text)
     if match:
         return float(match.group(1))
-    special = _SPECIAL.match(text)
-    if special:
-        return float(special.group(1) + special.group(2)[:3])
     return 0.0
 
 
