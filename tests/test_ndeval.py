@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from shared_data import DATA, need
 from unjudged.cli import main
-from unjudged.errors import FormatError, InvalidOptionError
+from unjudged.errors import FormatError, InputError, InvalidOptionError
 from unjudged.ndeval import NdevalOptions, parse_args, run_ndeval
 
 QRELS = ["anserini-tools/qrels/qrels.web.201-250.ndeval.txt",
@@ -63,6 +63,56 @@ def test_traditional_orders_by_double_score_then_docno_descending():
     from unjudged.ndeval._read import read_run
     assert read_run(run, "r", traditional=True)[1] == {1: [b"a", b"c", b"b"]}
     assert read_run(run, "r", traditional=True, depth=2)[1] == {1: [b"a", b"c"]}
+
+
+# Found by benchmarks/ndeval_fuzz.py; the expected bytes are ndeval 4.5's own (pyndeval 0.0.8's
+# ndeval.c, gcc 12, glibc 2.36). Topic 1 of FUZZ_QRELS has subtopics 1 and 2, topic 2 1 and 3.
+FUZZ_QRELS = b"1 1 a 1\n1 2 b 1\n1 2 c 1\n2 1 a 1\n2 3 d 1\n"
+FUZZ_HEAD = (
+    "runid,topic,ERR-IA@5,ERR-IA@10,ERR-IA@20,nERR-IA@5,nERR-IA@10,nERR-IA@20,alpha-DCG@5,"
+    "alpha-DCG@10,alpha-DCG@20,alpha-nDCG@5,alpha-nDCG@10,alpha-nDCG@20,NRBP,nNRBP,MAP-IA,"
+    "P-IA@5,P-IA@10,P-IA@20,strec@5,strec@10,strec@20\n")
+
+
+def test_scores_unread_and_topic_read_past_its_field_as_ndeval():
+    # without -traditional ndeval never reads the score ("n/a" will do); a topic field with no
+    # digit first and no '-' (`t`) makes ndeval read on into the next field, here "2"
+    # (the drop-in refused both lines before)
+    run = b"1 Q0 b 1 n/a r\n1 Q0 a 2 - r\nt 2 d 1 x r\nt 2 a 2 x r\n"
+    out = run_ndeval(NdevalOptions("q", "r"), FUZZ_QRELS, run).decode()
+    assert out == FUZZ_HEAD + (
+        "r,1,0.544629,0.541075,0.541011,0.900000,0.900000,0.900000,0.537028,0.529859,0.529677,"
+        "0.867087,0.867087,0.867087,0.562500,0.923077,0.500000,0.200000,0.100000,0.050000,"
+        "1.000000,1.000000,1.000000\n"
+        "r,2,0.544629,0.541075,0.541011,1.000000,1.000000,1.000000,0.537028,0.529859,0.529677,"
+        "1.000000,1.000000,1.000000,0.562500,1.000000,0.750000,0.200000,0.100000,0.050000,"
+        "1.000000,1.000000,1.000000\n"
+        "r,amean,0.544629,0.541075,0.541011,0.950000,0.950000,0.950000,0.537028,0.529859,"
+        "0.529677,0.933544,0.933544,0.933544,0.562500,0.961538,0.625000,0.200000,0.100000,"
+        "0.050000,1.000000,1.000000,1.000000\n")
+    with pytest.raises(FormatError, match=":1: syntax error"):  # two blanks: ndeval reads one
+        run_ndeval(NdevalOptions("q", "r"), FUZZ_QRELS, b"t  2 d 1 x r\n")
+
+
+def test_traditional_reads_scores_as_glibc_sscanf():
+    # 0x1p-1 is 0.5 (hex), "1e" is 1, "infx" is inf: order x, c, a, b (the drop-in read
+    # 0x1p-1 as 0 and put b before a: nERR-IA@5 0.550000)
+    run = b"1 Q0 a 1 0x1p-1 r\n1 Q0 b 2 0.4 r\n1 Q0 c 3 1e r\n1 Q0 x 4 infx r\n"
+    out = run_ndeval(NdevalOptions("q", "r", traditional=True), FUZZ_QRELS, run).decode()
+    row = ("0.347958,0.345687,0.345646,0.575000,0.575000,0.575000,0.443295,0.437378,0.437227,"
+           "0.715746,0.715746,0.715746,0.304688,0.500000,0.416667,0.300000,0.150000,0.075000,"
+           "1.000000,1.000000,1.000000\n")
+    assert out == FUZZ_HEAD + "r,1," + row + "r,amean," + row
+    with pytest.raises(FormatError, match="not a number"):  # ndeval sorts on unset memory
+        run_ndeval(NdevalOptions("q", "r", traditional=True), FUZZ_QRELS, b"1 Q0 a 1 x r\n")
+
+
+def test_repeated_ranks_are_found_before_repeated_docnos():
+    # ndeval checks every topic's ranks, then docnos: "duplicate rank (1) for topic 2"
+    # (the drop-in said "duplicate docno (a) for topic 1")
+    run = b"1 Q0 a 1 1 r\n1 Q0 a 2 1 r\n2 Q0 a 1 1 r\n2 Q0 b 1 1 r\n"
+    with pytest.raises(InputError, match=r"duplicate rank \(1\) for topic 2"):
+        run_ndeval(NdevalOptions("q", "r"), FUZZ_QRELS, run)
 
 
 @pytest.fixture(scope="session")
