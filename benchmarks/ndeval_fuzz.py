@@ -31,17 +31,15 @@ Writes benchmarks/results/ndeval_fuzz.json (counts per group and outcome).
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import re
 import subprocess
 import sys
-import tempfile
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
-RESULTS = Path(__file__).parent / "results"
+from fuzzing import add_options, differ, seeds, tally, write
+
 B = "BASE"  # stands for the baseline run's path
 GROUPS: dict[str, list[list[str]]] = {
     "basic": [[], ["-c"], ["-traditional"], ["-a"], ["-ca"], ["-c", "-traditional"],
@@ -202,50 +200,34 @@ def run_case(reference: str, seed: int, opts: list[str], folder: Path) -> tuple[
         return "known", ""
     if a.returncode not in (0, 1):
         return "ndeval fails", ""
-    return "differ", f"{' '.join(opts)}\nexit {a.returncode} {b.returncode}\n" \
-        f"{a.stderr.decode(errors='replace')[-300:]}\n---\n{b.stderr.decode(errors='replace')[-300:]}"
+    return differ(opts, a, b)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("reference", help="an ndeval 4.5 executable")
-    ap.add_argument("--cases", type=int, default=200, help="cases per group")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--groups", default=",".join(GROUPS))
-    ap.add_argument("-j", "--jobs", type=int, default=2)
-    ap.add_argument("--keep", type=Path, default=None, help="folder for the differing cases")
-    ap.add_argument("--out", type=Path, default=RESULTS / "ndeval_fuzz.json")
+    add_options(ap, GROUPS, "ndeval_fuzz.json")
     ap.add_argument("--built-from", default="", help="where the executable came from, for the "
                     "record (e.g. pyndeval 0.0.8's ndeval.c, gcc 12.2 -O2)")
     a = ap.parse_args()
     said = subprocess.run([a.reference, "-version"], capture_output=True, text=True).stdout.strip()
     if "version 4.5" not in said:
         sys.exit(f"{a.reference} is not ndeval 4.5 ({said[:60]!r})")
-    started = time.time()
-    counts: dict[str, dict[str, int]] = {}
-    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(a.jobs) as pool:
-        for g, name in enumerate(a.groups.split(",")):
-            chooser = random.Random(a.seed * 1000 + g)
-            jobs = [(a.seed * 1_000_000 + g * 100_000 + i, chooser.choice(GROUPS[name]))
-                    for i in range(a.cases)]
-            got = list(pool.map(lambda job: run_case(a.reference, job[0], job[1], Path(tmp)),
-                                jobs))
-            counts[name] = {}
-            for (seed, _opts), (outcome, why) in zip(jobs, got, strict=True):
-                counts[name][outcome] = counts[name].get(outcome, 0) + 1
-                if outcome == "differ" and a.keep is not None:
-                    case = a.keep / f"{name}_{seed}"
-                    case.mkdir(parents=True, exist_ok=True)
-                    qrels, run, base, _ = make_case(seed)
-                    for file, text in (("qrels", qrels), ("run", run), ("base", base),
-                                       ("why", why)):
-                        (case / file).write_bytes(text.encode())
-            print(f"{name:10s} {counts[name]}", flush=True)
-    result = {"ndeval": said, "built_from": a.built_from, "cases_per_group": a.cases,
+
+    def cases_of(g: int, name: str) -> list[tuple[int, Any]]:
+        chooser = random.Random(a.seed * 1000 + g)
+        return [(s, chooser.choice(GROUPS[name])) for s in seeds(a.seed, g, a.cases)]
+
+    def files_of(case: tuple[int, Any]) -> dict[str, bytes]:
+        qrels, run, base, _ = make_case(case[0])
+        return {"qrels": qrels.encode(), "run": run.encode(), "base": base.encode()}
+
+    counts, took = tally(a, cases_of, lambda case, tmp: run_case(a.reference, *case, tmp),
+                         files_of)
+    write(a, {"ndeval": said, "built_from": a.built_from, "cases_per_group": a.cases,
               "seed": a.seed,
               "options": {k: [" ".join(o) for o in GROUPS[k]] for k in a.groups.split(",")},
-              "outcomes": counts, "seconds": round(time.time() - started, 1)}
-    a.out.write_text(json.dumps(result, indent=1) + "\n")
+              "outcomes": counts, "seconds": took})
 
 
 if __name__ == "__main__":

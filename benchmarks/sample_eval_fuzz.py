@@ -30,16 +30,14 @@ Writes benchmarks/results/sample_eval_fuzz.json (counts per group and outcome).
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import subprocess
 import sys
-import tempfile
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
-RESULTS = Path(__file__).parent / "results"
+from fuzzing import add_options, differ, seeds, tally, write
+
 GROUPS = ("trec", "trecvid", "odd")
 BLANKS = [" ", "\t", "  ", " \t "]
 
@@ -186,46 +184,29 @@ def run_case(refs: dict[str, str], seed: int, group: str, folder: Path) -> tuple
     if a.returncode == 0 and b.returncode == 0 and "-q" in opts \
             and _percent_topic(qrels, run, a.stdout, b.stdout):
         return "% in a topic id", ""
-    return "differ", f"{' '.join(opts)}\nexit {a.returncode} {b.returncode}\n" \
-        f"{a.stderr.decode(errors='replace')[-300:]}\n---\n{b.stderr.decode(errors='replace')[-300:]}"
+    return differ(opts, a, b)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("trec", help="the TREC copy of sample_eval.pl")
     ap.add_argument("trecvid", help="the TRECVID copy of sample_eval.pl")
-    ap.add_argument("--cases", type=int, default=200, help="cases per group")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--groups", default=",".join(GROUPS))
-    ap.add_argument("-j", "--jobs", type=int, default=2)
-    ap.add_argument("--keep", type=Path, default=None, help="folder for the differing cases")
-    ap.add_argument("--out", type=Path, default=RESULTS / "sample_eval_fuzz.json")
+    add_options(ap, GROUPS, "sample_eval_fuzz.json")
     a = ap.parse_args()
     refs = {"trec": a.trec, "trecvid": a.trecvid}
     perl = subprocess.run(["perl", "-e", "print $^V"], capture_output=True, text=True).stdout
-    started = time.time()
-    counts: dict[str, dict[str, int]] = {}
-    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(a.jobs) as pool:
-        for g, name in enumerate(a.groups.split(",")):
-            seeds = [a.seed * 1_000_000 + g * 100_000 + i for i in range(a.cases)]
-            got = list(pool.map(lambda s, n=name: run_case(refs, s, n, Path(tmp)), seeds))
-            counts[name] = {}
-            for seed, (outcome, why) in zip(seeds, got, strict=True):
-                counts[name][outcome] = counts[name].get(outcome, 0) + 1
-                if outcome == "differ" and a.keep is not None:
-                    case = a.keep / f"{name}_{seed}"
-                    case.mkdir(parents=True, exist_ok=True)
-                    qrels, run, _ = make_case(seed, name)
-                    (case / "qrels").write_bytes(qrels)
-                    (case / "run").write_bytes(run)
-                    (case / "why").write_text(why)
-            print(f"{name:8s} {counts[name]}", flush=True)
-    result = {"references": {"trec": "amillert/TREC-elastic 3f3bb0a sample_eval.pl",
+
+    def files_of(case: tuple[int, Any]) -> dict[str, bytes]:
+        qrels, run, _ = make_case(*case)
+        return {"qrels": qrels, "run": run}
+
+    counts, took = tally(a, lambda g, name: [(s, name) for s in seeds(a.seed, g, a.cases)],
+                         lambda case, tmp: run_case(refs, *case, tmp), files_of)
+    write(a, {"references": {"trec": "amillert/TREC-elastic 3f3bb0a sample_eval.pl",
                              "trecvid": "GeometricMLMechanism/ProbVideoRetrieval fce458e "
                                         "sample_eval.pl"},
               "perl": perl, "cases_per_group": a.cases, "seed": a.seed,
-              "outcomes": counts, "seconds": round(time.time() - started, 1)}
-    a.out.write_text(json.dumps(result, indent=1) + "\n")
+              "outcomes": counts, "seconds": took})
 
 
 if __name__ == "__main__":

@@ -24,16 +24,14 @@ Writes benchmarks/results/trec_eval10_fuzz.json (counts per group and outcome).
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import subprocess
 import sys
-import tempfile
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
-RESULTS = Path(__file__).parent / "results"
+from fuzzing import add_options, differ, seeds, tally, write
+
 GROUPS: dict[str, list[list[str]]] = {
     "basic": [["-q", "-m", "all_trec"], ["-q", "-c", "-m", "all_trec"],
               ["-q", "-J", "-m", "all_trec"], ["-q", "-M", "5", "-m", "all_trec"],
@@ -133,48 +131,32 @@ def run_case(reference: str, seed: int, opts: list[str], folder: Path) -> tuple[
                                         strict=False) if x != y]
         if lines and all(x.startswith(b"prefs_avgjg_Rnonrel ") for x, _ in lines):
             return "known", ""
-    return "differ", f"{' '.join(opts)}\nexit {a.returncode} {b.returncode}\n" \
-        f"{a.stderr.decode(errors='replace')[-300:]}\n---\n{b.stderr.decode(errors='replace')[-300:]}"
+    return differ(opts, a, b)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("reference", help="a trec_eval 10.0 executable")
-    ap.add_argument("--cases", type=int, default=200, help="cases per group")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--groups", default=",".join(GROUPS))
-    ap.add_argument("-j", "--jobs", type=int, default=2)
-    ap.add_argument("--keep", type=Path, default=None, help="folder for the differing cases")
-    ap.add_argument("--out", type=Path, default=RESULTS / "trec_eval10_fuzz.json")
+    add_options(ap, GROUPS, "trec_eval10_fuzz.json")
     a = ap.parse_args()
     version = subprocess.run([a.reference, "-v"], capture_output=True, text=True)
     said = (version.stdout + version.stderr).strip()
     if "10." not in said:
         sys.exit(f"{a.reference} is not trec_eval 10 ({said[:60]!r})")
-    started = time.time()
-    counts: dict[str, dict[str, int]] = {}
-    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(a.jobs) as pool:
-        for g, name in enumerate(a.groups.split(",")):
-            chooser = random.Random(a.seed * 1000 + g)
-            jobs = [(a.seed * 1_000_000 + g * 100_000 + i, chooser.choice(GROUPS[name]))
-                    for i in range(a.cases)]
-            got = list(pool.map(lambda job: run_case(a.reference, job[0], job[1], Path(tmp)),
-                                jobs))
-            counts[name] = {}
-            for (seed, _opts), (outcome, why) in zip(jobs, got, strict=True):
-                counts[name][outcome] = counts[name].get(outcome, 0) + 1
-                if outcome == "differ" and a.keep is not None:
-                    case = a.keep / f"{name}_{seed}"
-                    case.mkdir(parents=True, exist_ok=True)
-                    qrels, run = make_case(seed)
-                    (case / "qrels").write_text(qrels)
-                    (case / "run").write_text(run)
-                    (case / "why").write_text(why)
-            print(f"{name:8s} {counts[name]}", flush=True)
-    result = {"trec_eval": said, "cases_per_group": a.cases, "seed": a.seed,
+
+    def cases_of(g: int, name: str) -> list[tuple[int, Any]]:
+        chooser = random.Random(a.seed * 1000 + g)
+        return [(s, chooser.choice(GROUPS[name])) for s in seeds(a.seed, g, a.cases)]
+
+    def files_of(case: tuple[int, Any]) -> dict[str, bytes]:
+        qrels, run = make_case(case[0])
+        return {"qrels": qrels.encode(), "run": run.encode()}
+
+    counts, took = tally(a, cases_of, lambda case, tmp: run_case(a.reference, *case, tmp),
+                         files_of)
+    write(a, {"trec_eval": said, "cases_per_group": a.cases, "seed": a.seed,
               "options": {k: [" ".join(o) for o in GROUPS[k]] for k in a.groups.split(",")},
-              "outcomes": counts, "seconds": round(time.time() - started, 1)}
-    a.out.write_text(json.dumps(result, indent=1) + "\n")
+              "outcomes": counts, "seconds": took})
 
 
 if __name__ == "__main__":
