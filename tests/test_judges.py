@@ -234,7 +234,7 @@ def test_probability_judge_bins_grow_with_the_audit(monkeypatch):
     (at least 10), each shrunk toward its decile's grade distribution. 100 topics x 200
     documents, 15 audits of 10% (about 2,000 documents: 80-odd bins): the run means' 90%
     intervals are narrower than with deciles (P@10 0.056 for 0.084, nDCG@10 0.121 for 0.152)
-    and cover as well (P@10 0.91 and 0.89, nDCG@10 0.98 and 0.98; 45 run means each)."""
+    and cover as well (P@10 0.91 and 0.89, nDCG@10 1.00 and 0.96; 45 run means each)."""
     from unjudged.judges import ppi
     from unjudged.judges.estimate import _model
 
@@ -272,10 +272,12 @@ def test_probability_judge_bins_grow_with_the_audit(monkeypatch):
     assert fine.width.to_dict() == pytest.approx({"P@10": 0.0562, "nDCG@10": 0.1206}, abs=1e-3)
     assert deciles.width.to_dict() == pytest.approx({"P@10": 0.0839, "nDCG@10": 0.1517},
                                                     abs=1e-3)
-    assert fine["cov"].to_dict() == pytest.approx({"P@10": 0.911, "nDCG@10": 0.978}, abs=1e-3)
-    assert deciles["cov"].to_dict() == pytest.approx({"P@10": 0.889, "nDCG@10": 0.978},
+    assert fine["cov"].to_dict() == pytest.approx({"P@10": 0.911, "nDCG@10": 1.0}, abs=1e-3)
+    assert deciles["cov"].to_dict() == pytest.approx({"P@10": 0.889, "nDCG@10": 0.956},
                                                      abs=1e-3)
-    assert (fine.err.abs() < 0.002).all()
+    # nDCG@10's mean error -0.007 (+0.002 before 1 / ideal's convexity was taken out: about
+    # 6 relevant documents a topic, where the correction mostly fades out)
+    assert (fine.err.abs() < 0.008).all()
 
 
 def test_design_probabilities():
