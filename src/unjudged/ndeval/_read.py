@@ -163,7 +163,8 @@ def read_run(data: bytes, path: str, traditional: bool = False, depth: int = 0
     unread: tuple[int, bytes] | None = None
     for i, line in enumerate(_lines(data, path, "run"), 1):
         f = line.split()
-        topic = run_topic(f[0], _beyond(line)) if len(f) >= 6 else -1
+        odd = len(f) >= 6 and not f[0][:1].isdigit() and b"-" not in f[0]
+        topic = run_topic(f[0], _beyond(line) if odd else b"") if len(f) >= 6 else -1
         rank = natural(f[3]) if len(f) >= 6 else -1
         if topic < 0 or rank < 0:
             raise FormatError(path, i, "syntax error: expected `topic Q0 docno rank score "
