@@ -314,6 +314,28 @@ def test_dl23_ppi_covers_nist_and_flags_the_own_judge_run():
     assert p > 0.9, p
 
 
+def test_dl23_a_run_estimated_alone_gets_the_same_rows():
+    """Bystanders: each run's rows (nDCG@10, whose ideal and its convexity factor come from the
+    counts per grade, and P@10), estimated alone and beside the other run, are identical: the
+    counts depend on the qrels, the judge and the audit only."""
+    pairs, judge, truth, runs = _dl23()
+    audit = draw_audit(runs, None, judge, 0.1 * len(pairs), seed=0)
+    grades = pairs.set_index(["topic", "docno"]).grade_n
+    keys = list(zip(audit.topic.to_pylist(), audit.docno.to_pylist(), strict=True))
+    human: dict[str, dict[str, int]] = {}
+    for (t, d), g in zip(keys, grades.loc[keys].tolist(), strict=True):
+        human.setdefault(t, {})[d] = g
+
+    def rows(which: list) -> pd.DataFrame:
+        return judge_estimate(which, human, judge, ["nDCG@10", "P@10"], audit=audit,
+                              design=audit.design, level=0.9, counts=False)
+
+    both = rows(runs)
+    for run in runs:
+        alone = rows([run]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(alone, both[both.run == run.name].reset_index(drop=True))
+
+
 def test_graded_ideal_fills_the_cutoff_grade_by_grade():
     """12 documents of grade 2 and 5 of grade 1, nDCG@10: the ideal is ten of grade 2 (the
     estimated ideal once counted grade 1's positions from rank 1 again, halving nDCG). With
