@@ -22,9 +22,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from fuzzing import RESULTS
 from trec_eval10_fuzz import make_case
 
-RESULTS = Path(__file__).parent / "results"
 SKIP = ("runid", "relstring", "11pt_avg")
 COUNTS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
 REFERENCE = ("import pytrec_eval, json, sys; a = json.load(sys.stdin); print(json.dumps("

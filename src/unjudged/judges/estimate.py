@@ -386,8 +386,9 @@ def _ndcg_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
     # for a truth of 0.37 with the known documents' ideal as a floor; the floor per grade
     # halves the rest, confusion judge +0.024 -> +0.013, 8 audits)
     known = _known_counts(st, grades)
-    ideal = ppi.ideal_dcg(np.maximum(stack("value"), known), gain, depth)
-    h_ideal = ppi.ideal_dcg(np.maximum(stack("ht"), known), gain, depth)
+    estimated, h_estimated = stack("value"), stack("ht")
+    ideal = ppi.ideal_dcg(np.maximum(estimated, known), gain, depth)
+    h_ideal = ppi.ideal_dcg(np.maximum(h_estimated, known), gain, depth)
     j_ideal = ppi.ideal_dcg(stack("judged"), gain, depth)
     # each ratio less 1 / ideal's convexity (ppi.convexity_factor: a ratio over a noisy ideal
     # is biased up; DL 2023, audits of 5%: the run ranked by its own judge +0.04, covered
@@ -397,10 +398,11 @@ def _ndcg_cells(st: Setting, md: _Model, m: Measure) -> _Measured:
     # its interval (a run of nDCG@10 0.91 was estimated 0.74 from audits of 5%), the wider
     # band rarely binds where the truth lies in [0, 1] and keeps each topic's variance at
     # most 1 (a ratio of noisy estimates has heavy tails where the estimated ideal is small)
-    slopes = ppi.expected_slopes(stack("value"), stack("var"), gain, depth)
-    h_slopes = ppi.expected_slopes(stack("ht"), stack("ht_var"), gain, depth)
-    shrink = ppi.convexity_factor(ideal, slopes, stack("var"))
-    h_shrink = ppi.convexity_factor(h_ideal, h_slopes, stack("ht_var"))
+    var, h_var = stack("var"), stack("ht_var")
+    slopes = ppi.expected_slopes(estimated, var, gain, depth)
+    h_slopes = ppi.expected_slopes(h_estimated, h_var, gain, depth)
+    shrink = ppi.convexity_factor(ideal, slopes, var)
+    h_shrink = ppi.convexity_factor(h_ideal, h_slopes, h_var)
     raw = np.clip(ratio(dcg.value.reshape(r, t), ideal[None]) * shrink[None], *RAW_BAND)
     raw_ht = np.clip(ratio(dcg.ht.reshape(r, t), h_ideal[None]) * h_shrink[None], *RAW_BAND)
     value, ht = np.clip(raw, 0.0, 1.0), np.clip(raw_ht, 0.0, 1.0)

@@ -163,15 +163,15 @@ def read_run(data: bytes, path: str, traditional: bool = False, depth: int = 0
     unread: tuple[int, bytes] | None = None
     for i, line in enumerate(_lines(data, path, "run"), 1):
         f = line.split()
-        odd = len(f) >= 6 and not f[0][:1].isdigit() and b"-" not in f[0]
-        topic = run_topic(f[0], _beyond(line) if odd else b"") if len(f) >= 6 else -1
-        rank = natural(f[3]) if len(f) >= 6 else -1
-        if topic < 0 or rank < 0:
+        if len(f) >= 6:
+            odd = not f[0][:1].isdigit() and b"-" not in f[0]
+            topic, rank = run_topic(f[0], _beyond(line) if odd else b""), natural(f[3])
+        if len(f) < 6 or topic < 0 or rank < 0:
             raise FormatError(path, i, "syntax error: expected `topic Q0 docno rank score "
                               "runid` with natural-number topic and rank")
         # ndeval reads the score for -traditional only: elsewhere any text will do
-        score = scanf_double(f[4])
-        if score is None and traditional and unread is None:
+        score = scanf_double(f[4]) if traditional else 0.0
+        if score is None and unread is None:
             unread = (i, f[4])
         runid = runid or f[5]
         rows.setdefault(topic, []).append((rank, 0.0 if score is None else score, f[2]))
